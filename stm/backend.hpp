@@ -1,0 +1,84 @@
+// stm/backend.hpp - the two execution backends and what the host knows of them.
+//
+//   backend::gpu  CUDA kernels on the current device (needs a build with
+//                 STM_WITH_CUDA and a device at run time);
+//   backend::cpu  std::threads running the same __host__ __device__ code.
+//
+// parse_backend("auto") picks the GPU when one is present, else the CPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "stm/error.hpp"
+
+namespace stm {
+
+enum class backend { cpu, gpu };
+
+inline const char* to_string(backend b) { return b == backend::gpu ? "gpu" : "cpu"; }
+
+/// True when this build has the GPU backend and a CUDA device is usable.
+inline bool gpu_available() {
+#if STM_WITH_CUDA
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky "no device" error
+    return false;
+  }
+  return n > 0;
+#else
+  return false;
+#endif
+}
+
+/// "cpu", "gpu" or "auto"; throws usage_error for anything else, or for "gpu"
+/// when no device (or no GPU backend) is there.
+inline backend parse_backend(const std::string& name) {
+  if (name == "cpu") return backend::cpu;
+  if (name == "gpu" || name == "auto") {
+    if (gpu_available()) return backend::gpu;
+    if (name == "auto") return backend::cpu;
+#if STM_WITH_CUDA
+    throw usage_error("--backend gpu: no CUDA device is available on this machine");
+#else
+    throw usage_error("--backend gpu: this build has no GPU backend (configure with nvcc present)");
+#endif
+  }
+  throw usage_error("unknown backend '" + name + "' (known: cpu, gpu, auto)");
+}
+
+/// Human-readable device name ("NVIDIA H100 80GB HBM3", or the CPU thread count).
+inline std::string device_name(backend b) {
+#if STM_WITH_CUDA
+  if (b == backend::gpu) {
+    int dev = 0;
+    cudaDeviceProp prop{};
+    STM_CUDA_CHECK(cudaGetDevice(&dev));
+    STM_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    return prop.name;
+  }
+#endif
+  (void)b;
+  return "cpu (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
+}
+
+/// Threads the backend can keep resident at once: SMs x max threads per SM on
+/// the GPU ("full occupancy"), hardware threads on the CPU.
+inline std::uint32_t full_occupancy(backend b) {
+#if STM_WITH_CUDA
+  if (b == backend::gpu) {
+    int dev = 0, sms = 0, per_sm = 0;
+    STM_CUDA_CHECK(cudaGetDevice(&dev));
+    STM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    STM_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    return static_cast<std::uint32_t>(sms) * static_cast<std::uint32_t>(per_sm);
+  }
+#endif
+  (void)b;
+  auto hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1u;
+}
+
+}  // namespace stm

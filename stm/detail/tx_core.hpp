@@ -1,0 +1,267 @@
+// stm/detail/tx_core.hpp - the transaction descriptor's state and the
+// mechanics every contention manager shares: buffered writes, invisible
+// reads with (optional) incremental validation, write-back and release.
+//
+// Synchronization table (the fences named here are the only ones):
+//
+//   reader (read)                         committer (commit)
+//   -------------                         -------------------
+//   w1 = lock.load(acquire)   <-- pairs -- (B) fence_release; unlock stores
+//   v  = data.load(relaxed)                   ...
+//   (R) fence_acquire         <-- pairs -- (A) fence_acq_rel after final locks,
+//   w2 = lock.load(relaxed)                   before the write-back
+//
+//  (R)/(A): if the reader's data load saw a value of the write-back, its
+//  re-load of the lock word sees the final lock (or a later state), so a value
+//  is only ever accepted together with the version it belongs to.
+//  (B)/acquire: a reader that sees the bumped version sees the written values.
+//  The commit protocol's own fence (C, pre-locks before read validation) is in
+//  the contention manager (cmp/prstm.hpp).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "stm/lock_table.hpp"
+#include "stm/lock_word.hpp"
+#include "stm/platform.hpp"
+#include "stm/stats.hpp"
+
+namespace stm {
+
+/// Capacities of a descriptor's sets, and whether reads are validated
+/// incrementally. Opaque = true: every read re-validates the earlier reads, so
+/// the body only ever sees a consistent snapshot (opacity; O(R^2) checks for R
+/// reads). Opaque = false: reads are validated at commit only, and a body may
+/// see values of different moments until then (cheaper for long read sets;
+/// the body must then tolerate arbitrary values without crashing or looping).
+template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true>
+struct tx_config {
+  static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
+  static_assert(MaxReads <= 65535 && MaxWrites <= 65535, "set capacities are 16-bit");
+  static constexpr std::uint32_t max_reads = MaxReads;
+  static constexpr std::uint32_t max_writes = MaxWrites;
+  static constexpr bool opaque = Opaque;
+};
+
+/// Outcome of the current attempt.
+enum class tx_status : std::uint32_t { active, committed, aborted, semantic };
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_tx_word = std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+
+template <class T>
+STM_HD inline std::uint64_t to_bits(const T& v) {
+  if constexpr (sizeof(T) == 4) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    std::uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+}
+template <class T>
+STM_HD inline T from_bits(std::uint64_t u) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    const std::uint32_t w = static_cast<std::uint32_t>(u);
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &u, 8);
+  }
+  return v;
+}
+
+/// Relaxed atomic load/store of a 4- or 8-byte word at addr (size in bytes).
+STM_HD inline std::uint64_t load_word(const void* addr, std::uint32_t size) {
+  if (size == 4)
+    return atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(const_cast<void*>(addr))).load(memory_order_relaxed);
+  return atomic_ref<std::uint64_t>(*static_cast<std::uint64_t*>(const_cast<void*>(addr))).load(memory_order_relaxed);
+}
+STM_HD inline void store_word(void* addr, std::uint32_t size, std::uint64_t v) {
+  if (size == 4)
+    atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(addr)).store(static_cast<std::uint32_t>(v), memory_order_relaxed);
+  else
+    atomic_ref<std::uint64_t>(*static_cast<std::uint64_t*>(addr)).store(v, memory_order_relaxed);
+}
+
+struct read_entry {
+  const void* addr;
+  std::uint64_t value;   // bits read (validated again at commit: version wrap)
+  std::uint32_t lock;    // lock index
+  std::uint16_t version; // lock version seen by the read
+  std::uint8_t size;     // 4 or 8
+  std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
+};
+
+struct write_entry {
+  void* addr;
+  std::uint64_t value;
+  std::uint8_t size;
+};
+
+struct lock_entry {
+  std::uint32_t lock;
+  std::uint16_t version;  // version when first written (Algorithm 1, line 20)
+  std::uint8_t state;     // lock_none / lock_pre / lock_final
+};
+inline constexpr std::uint8_t lock_none = 0, lock_pre = 1, lock_final = 2;
+
+/// The descriptor's state. Contention managers see this type (their commit
+/// protocol reads the sets and takes the locks); users see stm::transaction.
+template <class Config>
+struct tx_core {
+  lock_table_ref table;
+  std::uint32_t tid = 0;       // logical thread id = priority (lower wins)
+  tx_status status = tx_status::active;
+  abort_cause cause = abort_cause::read_locked;
+  std::uint32_t attempt = 0;   // attempts of the current transaction so far
+  std::uint32_t n_reads = 0, n_writes = 0, n_locks = 0;
+  tx_counters counters;
+  read_entry reads[Config::max_reads];
+  write_entry writes[Config::max_writes];
+  lock_entry locks[Config::max_writes];
+
+  STM_HD void reset_sets() { n_reads = n_writes = n_locks = 0; }
+
+  STM_HD void fail(abort_cause c) {
+    if (status != tx_status::active) return;
+    status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
+    cause = c;
+    ++counters.aborts[static_cast<std::uint32_t>(c)];
+  }
+
+  /// True when read entry i is still valid: same version, not final-locked,
+  /// and (when check_value) still holding the value read.
+  STM_HD bool read_still_valid(std::uint32_t i, bool check_value) const {
+    const read_entry& r = reads[i];
+    const std::uint32_t w = table.word(r.lock).load(memory_order_relaxed);
+    if (lock_word::is_locked(w) || lock_word::version(w) != r.version) return false;
+    return !check_value || load_word(r.addr, r.size) == r.value;
+  }
+
+  template <class T>
+  STM_HD T read(const T* addr) {
+    static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
+    if (status != tx_status::active) return T{};
+    for (std::uint32_t i = n_writes; i-- > 0;)  // read own write (newest first)
+      if (writes[i].addr == addr) return from_bits<T>(writes[i].value);
+    const std::uint32_t li = table.index_of(addr);
+    const auto lw = table.word(li);
+    const std::uint32_t w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
+    if (lock_word::is_locked(w1)) {
+      fail(abort_cause::read_locked);
+      return T{};
+    }
+    const std::uint64_t bits = load_word(addr, sizeof(T));
+    platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
+    const std::uint32_t w2 = lw.load(memory_order_relaxed);
+    if (lock_word::is_locked(w2) || lock_word::version(w2) != lock_word::version(w1)) {
+      fail(abort_cause::read_locked);
+      return T{};
+    }
+    if (n_reads == Config::max_reads) {
+      fail(abort_cause::capacity);
+      return T{};
+    }
+    reads[n_reads++] = read_entry{addr, bits, li, static_cast<std::uint16_t>(lock_word::version(w1)),
+                                  static_cast<std::uint8_t>(sizeof(T)), 0};
+    if constexpr (Config::opaque) {
+      // Every earlier read still current => all reads hold at this moment.
+      for (std::uint32_t i = 0; i + 1 < n_reads; ++i)
+        if (!read_still_valid(i, false)) {
+          fail(abort_cause::validation);
+          return T{};
+        }
+    }
+    return from_bits<T>(bits);
+  }
+
+  template <class T>
+  STM_HD void write(T* addr, const T& value) {
+    static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
+    if (status != tx_status::active) return;
+    const std::uint64_t bits = to_bits(value);
+    for (std::uint32_t i = 0; i < n_writes; ++i)
+      if (writes[i].addr == addr) {
+        writes[i].value = bits;
+        return;
+      }
+    const std::uint32_t li = table.index_of(addr);
+    const std::uint32_t w = table.word(li).load(memory_order_relaxed);
+    if (lock_word::is_locked(w)) {
+      fail(abort_cause::read_locked);
+      return;
+    }
+    if (n_writes == Config::max_writes) {
+      fail(abort_cause::capacity);
+      return;
+    }
+    writes[n_writes++] = write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))};
+    for (std::uint32_t k = 0; k < n_locks; ++k)
+      if (locks[k].lock == li) return;
+    locks[n_locks++] = lock_entry{li, static_cast<std::uint16_t>(lock_word::version(w)), lock_none};
+  }
+
+  /// Read-only commit: every read still current (with opacity, the last read
+  /// already proved it; checking again costs little and covers Opaque=false).
+  STM_HD bool validate_read_only() {
+    for (std::uint32_t i = 0; i < n_reads; ++i)
+      if (!read_still_valid(i, true)) {
+        fail(abort_cause::validation);
+        return false;
+      }
+    return true;
+  }
+
+  /// Release every lock this attempt holds without publishing anything:
+  /// pre-locks by CAS (they may have been stolen), final locks by a store of
+  /// the unchanged version (nothing was written back).
+  STM_HD void release_unpublished() {
+    for (std::uint32_t k = 0; k < n_locks; ++k) {
+      lock_entry& e = locks[k];
+      const auto lw = table.word(e.lock);
+      if (e.state == lock_pre) {
+        std::uint32_t expect = lock_word::make_prelocked(e.version, tid);
+        lw.compare_exchange_strong(expect, lock_word::make_unlocked(e.version), memory_order_relaxed);
+      } else if (e.state == lock_final) {
+        lw.store(lock_word::make_unlocked(e.version), memory_order_relaxed);
+      }
+      e.state = lock_none;
+    }
+    release_stolen_reads();
+  }
+
+  /// Give back the pre-locks taken on read-only locations during validation.
+  STM_HD void release_stolen_reads() {
+    for (std::uint32_t i = 0; i < n_reads; ++i) {
+      read_entry& r = reads[i];
+      if (!r.stolen) continue;
+      std::uint32_t expect = lock_word::make_prelocked(r.version, tid);
+      table.word(r.lock).compare_exchange_strong(expect, lock_word::make_unlocked(r.version), memory_order_relaxed);
+      r.stolen = 0;
+    }
+  }
+
+  /// Write back and release, once every write lock is final-locked by us and
+  /// the read set is validated (the contention manager's acquire()).
+  STM_HD void publish() {
+    platform::fence_acq_rel();  // (A) final locks before the write-back; pairs with the reader's (R)
+    for (std::uint32_t i = 0; i < n_writes; ++i) store_word(writes[i].addr, writes[i].size, writes[i].value);
+    platform::fence_release();  // (B) write-back before the unlock stores; pairs with the reader's acquire load
+    for (std::uint32_t k = 0; k < n_locks; ++k) {
+      lock_entry& e = locks[k];
+      table.word(e.lock).store(lock_word::make_unlocked(lock_word::next_version(e.version)), memory_order_relaxed);
+      e.state = lock_none;
+    }
+    release_stolen_reads();
+  }
+};
+
+}  // namespace detail
+}  // namespace stm

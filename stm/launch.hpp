@@ -1,0 +1,87 @@
+// stm/launch.hpp - run N logical threads of a functor on the CPU backend.
+//
+// A functor is any trivially copyable callable `void(std::uint32_t tid)` that is
+// STM_HD; tid runs over [0, n). The GPU counterpart, launch_gpu(), and the
+// dispatching launch(backend, ...) live in stm/launch.cuh, which only nvcc
+// translation units include.
+//
+// Forward progress. Non-blocking code (every STM transaction, lock-free
+// containers) runs with progress::any: on the CPU a pool of OS threads takes
+// the logical ids in turn. Blocking code (ticket queue waits, spin barriers)
+// needs every logical thread resident at once: progress::all_resident gives
+// each logical thread its own OS thread on the CPU, and on the GPU refuses a
+// launch larger than the device can keep resident.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "stm/backend.hpp"
+#include "stm/error.hpp"
+
+namespace stm {
+
+enum class progress { any, all_resident };
+
+/// Most OS threads launch_cpu starts for progress::any (oversubscribing a small
+/// machine on purpose: more interleavings, as on a GPU).
+inline constexpr std::uint32_t cpu_pool_threads = 64;
+/// Most OS threads launch_cpu starts for progress::all_resident.
+inline constexpr std::uint32_t cpu_max_resident = 8192;
+
+/// Run f(tid) for tid in [0, n) on std::threads; returns wall seconds.
+template <class F>
+double launch_cpu(std::uint32_t n, F f, progress p = progress::any) {
+  static_assert(std::is_trivially_copyable_v<F>, "kernel functors are passed by value: keep them trivially copyable");
+  if (n == 0) return 0.0;
+  if (p == progress::all_resident && n > cpu_max_resident)
+    throw usage_error("blocking launch of " + std::to_string(n) + " threads: the CPU backend runs at most " +
+                      std::to_string(cpu_max_resident) + " resident threads");
+  const std::uint32_t workers = p == progress::all_resident ? n : std::min(n, cpu_pool_threads);
+  std::vector<std::thread> pool;
+  pool.reserve(workers);
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    pool.emplace_back([=, &failure, &failure_mutex] {
+      try {
+        for (std::uint32_t tid = w; tid < n; tid += workers) f(tid);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  const auto t1 = std::chrono::steady_clock::now();
+  if (failure) std::rethrow_exception(failure);
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+/// Execution policy of the CPU backend. Code written once over an execution
+/// policy (workloads, tests) is instantiated with cpu_exec in any translation
+/// unit and with gpu_exec (stm/launch.cuh) in nvcc translation units.
+struct cpu_exec {
+  static constexpr backend where = backend::cpu;
+  /// Run f(tid) for tid in [0, n); returns seconds.
+  template <class F>
+  static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_cpu(n, f, p); }
+  /// Sum of n elements of a buffer of this backend.
+  template <class T>
+  static T sum(const T* data, std::size_t n) {
+    T s{};
+    for (std::size_t i = 0; i < n; ++i) s += data[i];
+    return s;
+  }
+};
+
+}  // namespace stm

@@ -1,0 +1,79 @@
+// stm/lock_table.hpp - the global lock table: owner (host) and ref (kernels).
+//
+// A lock covers `bytes_per_lock` consecutive bytes starting at `base`
+// (the paper's lock coverage, "hash": with 4-byte words and coverage K,
+// bytes_per_lock = 4*K). An address maps to
+//     ((addr - base) / bytes_per_lock) mod num_locks,
+// so any address is covered (addresses outside [base, base + num_locks *
+// bytes_per_lock) alias onto the table, which costs false conflicts only).
+// A location must always be accessed with the same width: an 8-byte value is
+// locked by the lock of its first byte.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "stm/buffer.hpp"
+#include "stm/lock_word.hpp"
+#include "stm/platform.hpp"
+
+namespace stm {
+
+/// Trivially copyable view of a lock table, passed by value into kernels.
+struct lock_table_ref {
+  std::uint32_t* words = nullptr;
+  std::uint32_t num_locks = 0;
+  std::uint32_t shift = 0;  // log2(bytes_per_lock)
+  std::uintptr_t base = 0;
+
+  STM_HD std::uint32_t index_of(const void* p) const {
+    return static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(p) - base) >> shift) % num_locks;
+  }
+  STM_HD atomic_ref<std::uint32_t> word(std::uint32_t idx) const { return atomic_ref<std::uint32_t>(words[idx]); }
+};
+static_assert(std::is_trivially_copyable_v<lock_table_ref>);
+
+/// Owner of the lock words (all start unlocked at version 0).
+class lock_table {
+ public:
+  /// num_locks >= 1; bytes_per_lock a power of two >= 4. Throws usage_error
+  /// otherwise, or when the table does not fit in (device) memory.
+  lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock)
+      : words_(where, checked_size(num_locks)) {
+    if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
+      throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
+                        std::to_string(bytes_per_lock));
+    ref_.words = words_.data();
+    ref_.num_locks = static_cast<std::uint32_t>(num_locks);
+    ref_.base = reinterpret_cast<std::uintptr_t>(base);
+    while ((std::uint64_t(1) << ref_.shift) < bytes_per_lock) ++ref_.shift;
+  }
+
+  lock_table_ref ref() const { return ref_; }
+  std::uint32_t size() const { return ref_.num_locks; }
+  backend where() const { return words_.where(); }
+  /// Copy of the lock words (tests: after a run every word must be free).
+  std::vector<std::uint32_t> snapshot() const { return words_.to_vector(); }
+
+ private:
+  static std::size_t checked_size(std::uint64_t n) {
+    if (n == 0) throw usage_error("the lock table needs at least one lock");
+    if (n > 0xFFFFFFFFull) throw usage_error("the lock table has at most 2^32-1 locks, asked for " + std::to_string(n));
+    return static_cast<std::size_t>(n);
+  }
+  buffer<std::uint32_t> words_;
+  lock_table_ref ref_{};
+};
+
+}  // namespace stm
+
+namespace stm {
+/// Refuse (usage_error) a transactional launch with more logical threads than
+/// the lock word's 19-bit owner field can name as distinct priorities.
+inline void require_priorities(std::uint64_t threads) {
+  if (threads > lock_word::max_threads)
+    throw usage_error(std::to_string(threads) + " threads: PR-STM priorities are 19 bits, at most " +
+                      std::to_string(lock_word::max_threads) + " threads per launch");
+}
+}  // namespace stm

@@ -1,0 +1,135 @@
+// stm/platform.hpp - the only place that knows GPU from CPU.
+//
+// Every concurrent algorithm in this library is written once as
+// STM_HD (__host__ __device__) code over cuda::atomic_ref with device scope.
+// On the GPU it runs in CUDA kernels; on the CPU the same functions run on
+// std::threads, where a "warp" is a single thread and device scope is moot
+// (x86 is strongly ordered), so only a GPU run proves the fences.
+//
+// Rules the rest of the code follows:
+//  - algorithms take the logical thread id as an argument (no threadIdx);
+//  - a shared location is only ever reached through atomic_ref<..., device>;
+//  - atomics are aligned to their size.
+#pragma once
+
+#include <cstdint>
+#include <cuda/atomic>
+
+#if !defined(__CUDA_ARCH__)
+#include <thread>
+#endif
+
+#if defined(__CUDACC__)
+#define STM_HD __host__ __device__
+#define STM_DEVICE __device__
+#else
+#define STM_HD
+#define STM_DEVICE
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define STM_ON_DEVICE 1
+#else
+#define STM_ON_DEVICE 0
+#endif
+
+namespace stm {
+
+/// The atomic reference every algorithm uses: device scope, so that one
+/// object is never reached through atomic_refs of different scopes.
+template <class T>
+using atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
+
+using cuda::std::memory_order_acq_rel;
+using cuda::std::memory_order_acquire;
+using cuda::std::memory_order_relaxed;
+using cuda::std::memory_order_release;
+using cuda::std::memory_order_seq_cst;
+
+namespace platform {
+
+/// Device-scope fences. Callers name the operation each one pairs with.
+STM_HD inline void fence_seq_cst() { cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_device); }
+STM_HD inline void fence_acq_rel() { cuda::atomic_thread_fence(memory_order_acq_rel, cuda::thread_scope_device); }
+STM_HD inline void fence_acquire() { cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_device); }
+STM_HD inline void fence_release() { cuda::atomic_thread_fence(memory_order_release, cuda::thread_scope_device); }
+
+/// Back off for roughly `ns` nanoseconds: __nanosleep on the GPU, a yield on
+/// the CPU (host threads are often oversubscribed, so sleeping in ns units
+/// would be far coarser than asked).
+STM_HD inline void backoff_ns(std::uint32_t ns) {
+#if STM_ON_DEVICE
+  __nanosleep(ns);
+#else
+  (void)ns;
+  std::this_thread::yield();
+#endif
+}
+
+/// Warp geometry: 32 lanes on the GPU, one on the CPU.
+STM_HD inline constexpr std::uint32_t warp_size() {
+#if STM_ON_DEVICE
+  return 32u;
+#else
+  return 1u;
+#endif
+}
+
+STM_HD inline std::uint32_t lane_id() {
+#if STM_ON_DEVICE
+  std::uint32_t lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+#else
+  return 0u;
+#endif
+}
+
+/// Mask of the lanes that execute this call together (1 on the CPU).
+STM_HD inline std::uint32_t active_mask() {
+#if STM_ON_DEVICE
+  return __activemask();
+#else
+  return 1u;
+#endif
+}
+
+STM_HD inline std::uint32_t ballot(std::uint32_t mask, bool pred) {
+#if STM_ON_DEVICE
+  return __ballot_sync(mask, pred);
+#else
+  (void)mask;
+  return pred ? 1u : 0u;
+#endif
+}
+
+template <class T>
+STM_HD inline T shfl(std::uint32_t mask, T v, std::uint32_t src_lane) {
+#if STM_ON_DEVICE
+  return __shfl_sync(mask, v, static_cast<int>(src_lane));
+#else
+  (void)mask;
+  (void)src_lane;
+  return v;
+#endif
+}
+
+STM_HD inline std::uint32_t popc(std::uint32_t x) {
+#if STM_ON_DEVICE
+  return static_cast<std::uint32_t>(__popc(x));
+#else
+  return static_cast<std::uint32_t>(__builtin_popcount(x));
+#endif
+}
+
+/// Index (0-based) of the lowest set bit; x must be non-zero.
+STM_HD inline std::uint32_t lowest_bit(std::uint32_t x) {
+#if STM_ON_DEVICE
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(x)) - 1);
+#else
+  return static_cast<std::uint32_t>(__builtin_ctz(x));
+#endif
+}
+
+}  // namespace platform
+}  // namespace stm

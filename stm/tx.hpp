@@ -1,0 +1,112 @@
+// stm/tx.hpp - stm::transaction: the explicit transaction descriptor.
+//
+//   stm::transaction<> tx(locks, tid);        // one per logical thread
+//   TX_BEGIN(tx) {
+//     int a = TX_READ(tx, &acct[i]);
+//     TX_WRITE(tx, &acct[i], a - 1);
+//   } TX_END(tx);
+//
+// Guarantees
+//  - Committed transactions are serializable (each behaves as if it ran alone
+//    at one instant between its first read and its commit).
+//  - Reads are invisible and, with tx_config's Opaque = true (the default),
+//    every value a body sees belongs to one consistent snapshot (opacity). The
+//    macros leave the body at the first conflict a read or write detects, so a
+//    body never computes with a value that validation would reject.
+//  - An aborted attempt leaves shared memory untouched (writes are buffered).
+//  - Set overflow aborts with abort_cause::capacity and is never silent; the
+//    macros do not retry it (a retry would overflow again): status() tells.
+//  - Values: trivially copyable 4- or 8-byte types at naturally aligned
+//    addresses; a location is always accessed with one width.
+//  - Priorities: the logical thread id; lower wins every conflict. Ids must be
+//    distinct among concurrent transactions and below lock_word::max_threads.
+//
+// Local variables changed inside a body keep their values across retries:
+// (re)initialise them inside the body.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "cmp/prstm.hpp"
+#include "stm/detail/tx_core.hpp"
+#include "stm/lock_table.hpp"
+#include "stm/stats.hpp"
+
+namespace stm {
+
+template <class CM = cm::prstm, class Config = tx_config<>>
+class transaction {
+ public:
+  using config = Config;
+  using contention_manager = CM;
+
+  STM_HD transaction(lock_table_ref locks, std::uint32_t tid, CM cm = CM{}) : cm_(cm) {
+    core_.table = locks;
+    core_.tid = tid;
+  }
+
+  /// Start a new transaction (resets the attempt count).
+  STM_HD void begin() {
+    core_.reset_sets();
+    core_.status = tx_status::active;
+    core_.attempt = 0;
+  }
+
+  /// Read *addr. On a conflict the attempt is aborted and T{} returned
+  /// (TX_READ leaves the body instead).
+  template <class T>
+  STM_HD T read(const T* addr) { return core_.read(addr); }
+
+  /// Buffer *addr = value until commit.
+  template <class T>
+  STM_HD void write(T* addr, const T& value) { core_.write(addr, value); }
+
+  /// The body cannot proceed for a reason of the application (e.g. no funds).
+  /// The transaction ends with status semantic and is not retried.
+  STM_HD void semantic_conflict() { core_.fail(abort_cause::semantic); }
+
+  /// Validate and publish. True when the transaction committed.
+  STM_HD bool commit() {
+    if (core_.status != tx_status::active) return false;
+    if (core_.n_writes == 0) {
+      if (!core_.validate_read_only()) return false;
+    } else {
+      if (!cm_.acquire(core_)) return false;
+      core_.publish();
+    }
+    core_.status = tx_status::committed;
+    ++core_.counters.commits;
+    return true;
+  }
+
+  /// After a failed attempt: true to run the body again (after the contention
+  /// manager's back-off), false when the failure is final (semantic conflict,
+  /// capacity overflow).
+  STM_HD bool retry() {
+    if (core_.status == tx_status::semantic ||
+        (core_.status == tx_status::aborted && core_.cause == abort_cause::capacity))
+      return false;
+    cm_.on_abort(core_.tid, core_.attempt, core_.cause);
+    ++core_.attempt;
+    core_.reset_sets();
+    core_.status = tx_status::active;
+    return true;
+  }
+
+  STM_HD bool active() const { return core_.status == tx_status::active; }
+  STM_HD bool committed() const { return core_.status == tx_status::committed; }
+  STM_HD tx_status status() const { return core_.status; }
+  /// Cause of the last abort (meaningful when status() is aborted or semantic).
+  STM_HD abort_cause cause() const { return core_.cause; }
+  /// Attempts the last transaction needed before its outcome (0 = first try).
+  STM_HD std::uint32_t attempts() const { return core_.attempt; }
+  STM_HD std::uint32_t thread_id() const { return core_.tid; }
+  STM_HD const tx_counters& counters() const { return core_.counters; }
+
+ private:
+  CM cm_;
+  detail::tx_core<Config> core_;
+};
+
+}  // namespace stm

@@ -1,0 +1,2 @@
+// CPU instances of the core tests.
+#include "core_tests.inc"

@@ -1,0 +1,2 @@
+// GPU instances of the core tests.
+#include "core_tests.inc"

@@ -1,0 +1,19 @@
+// The README's example kernel, compiled from the README itself and run.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "readme_example.cuh"
+#include "support/backends.hpp"
+
+TEST(ReadmeExample, TransfersConserveMoney) {
+  if (!stm::gpu_available()) GTEST_SKIP() << stm_test::no_device_reason;
+  constexpr int accounts = 1024, threads = 65536;
+  stm::buffer<int> balance(stm::backend::gpu, accounts);
+  balance.fill(100);
+  run_transfers(balance.data(), accounts, threads);
+  const auto h = balance.to_vector();
+  EXPECT_EQ(std::accumulate(h.begin(), h.end(), 0LL), 100LL * accounts);
+  for (int v : h) EXPECT_GE(v, 0);
+}

@@ -1,0 +1,56 @@
+// tests/support/backends.hpp - write a test body once, run it on both backends.
+//
+// The body lives in a .inc file included by two translation units: a .cpp
+// (g++, instantiates cpu_exec) and a .cu (nvcc, instantiates gpu_exec), each
+// linked into its own test program. GPU instances skip, visibly and with the
+// reason, when the machine has no CUDA device.
+//
+//   template <class Exec> struct MyTest : stm_test::backend_test<Exec> {};
+//   TYPED_TEST_SUITE(MyTest, stm_test::exec_types, stm_test::exec_names);
+//   TYPED_TEST(MyTest, Works) { using Exec = TypeParam; ... Exec::run(n, f); }
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "stm/backend.hpp"
+#include "stm/launch.hpp"
+#if defined(__CUDACC__)
+#include "stm/launch.cuh"
+#endif
+
+namespace stm_test {
+
+#if defined(__CUDACC__)
+using exec_types = ::testing::Types<stm::gpu_exec>;
+#else
+using exec_types = ::testing::Types<stm::cpu_exec>;
+#endif
+
+struct exec_names {
+  template <class Exec>
+  static std::string GetName(int) {
+    return Exec::where == stm::backend::gpu ? "gpu" : "cpu";
+  }
+};
+
+inline constexpr const char* no_device_reason =
+    "no CUDA device on this machine: the GPU instance runs on an H100/H200 (tools/gpu_check.sh)";
+
+template <class Exec>
+class backend_test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Exec::where == stm::backend::gpu && !stm::gpu_available()) GTEST_SKIP() << no_device_reason;
+  }
+};
+
+/// Threads for "heavy concurrency" tests: full occupancy on the GPU, a few
+/// dozen OS threads on the CPU (TSan has a thread limit).
+template <class Exec>
+std::uint32_t many_threads() {
+  return Exec::where == stm::backend::gpu ? stm::full_occupancy(stm::backend::gpu) : 48u;
+}
+
+}  // namespace stm_test
