@@ -27,7 +27,7 @@ inline constexpr std::uint32_t gpu_block_threads = 256;
 /// keep resident in full, which blocking algorithms need for forward progress.
 template <class F>
 double launch_gpu(std::uint32_t n, F f, progress p = progress::any) {
-  static_assert(std::is_trivially_copyable_v<F>, "kernel functors are passed by value: keep them trivially copyable");
+  static_assert(detail::is_kernel_functor<F>, "kernel functors are passed by value: keep them trivially copyable");
   if (n == 0) return 0.0;
   const std::uint32_t block = gpu_block_threads;
   const std::uint32_t grid = (n + block - 1) / block;

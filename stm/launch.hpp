@@ -28,6 +28,19 @@
 #include "stm/error.hpp"
 
 namespace stm {
+namespace detail {
+/// Functors cross into kernels by value. nvcc wraps extended __host__
+/// __device__ lambdas in a type the standard trait does not see through.
+#if defined(__CUDACC__)
+template <class F>
+inline constexpr bool is_kernel_functor = std::is_trivially_copyable_v<F> ||
+                                          __nv_is_extended_host_device_lambda_closure_type(F) ||
+                                          __nv_is_extended_device_lambda_closure_type(F);
+#else
+template <class F>
+inline constexpr bool is_kernel_functor = std::is_trivially_copyable_v<F>;
+#endif
+}  // namespace detail
 
 enum class progress { any, all_resident };
 
@@ -40,7 +53,7 @@ inline constexpr std::uint32_t cpu_max_resident = 8192;
 /// Run f(tid) for tid in [0, n) on std::threads; returns wall seconds.
 template <class F>
 double launch_cpu(std::uint32_t n, F f, progress p = progress::any) {
-  static_assert(std::is_trivially_copyable_v<F>, "kernel functors are passed by value: keep them trivially copyable");
+  static_assert(detail::is_kernel_functor<F>, "kernel functors are passed by value: keep them trivially copyable");
   if (n == 0) return 0.0;
   if (p == progress::all_resident && n > cpu_max_resident)
     throw usage_error("blocking launch of " + std::to_string(n) + " threads: the CPU backend runs at most " +

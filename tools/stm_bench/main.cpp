@@ -1,0 +1,271 @@
+// stm_bench - run a workload or container benchmark, verify it, report it.
+//
+//   stm_bench --workload bank --semantic 100
+//   stm_bench --workload bank --threads full --accounts 4096 --format json --repeat 5
+//   stm_bench --list
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "stm/backend.hpp"
+
+namespace {
+
+void print_table(const std::vector<bench::result>& rs, std::ostream& os) {
+  std::vector<std::string> keys;
+  for (const auto& r : rs)
+    for (const auto& f : r.fields)
+      if (std::find(keys.begin(), keys.end(), f.first) == keys.end()) keys.push_back(f.first);
+  // wide object fields (aborts by cause) go below the table
+  std::vector<std::string> cols;
+  for (const auto& k : keys)
+    if (k != "device") cols.push_back(k);
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rs) {
+    std::vector<std::string> row;
+    for (const auto& k : cols) {
+      std::string v = r.text(k);
+      if (!v.empty() && v.front() == '"') v = v.substr(1, v.size() - 2);
+      row.push_back(v);
+    }
+    cells.push_back(row);
+  }
+  std::vector<std::size_t> w(cols.size());
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    w[c] = cols[c].size();
+    for (const auto& row : cells) w[c] = std::max(w[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      os << (c ? "  " : "") << row[c];
+      if (c + 1 < row.size()) os << std::string(w[c] - row[c].size(), ' ');
+    }
+    os << "\n";
+  };
+  line(cols);
+  for (const auto& row : cells) line(row);
+  if (!rs.empty()) os << "device: " << rs.front().text("device") << "\n";
+  for (const auto& r : rs)
+    if (!r.verify_message.empty()) os << (r.verified ? "verified: " : "VERIFICATION FAILED: ") << r.verify_message << "\n";
+}
+
+std::string json_line(const bench::result& r) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < r.fields.size(); ++i)
+    s += (i ? ", \"" : "\"") + r.fields[i].first + "\": " + r.fields[i].second;
+  return s + "}";
+}
+
+void print_csv(const std::vector<bench::result>& rs, std::ostream& os) {
+  std::vector<std::string> keys;
+  for (const auto& r : rs)
+    for (const auto& f : r.fields)
+      if (std::find(keys.begin(), keys.end(), f.first) == keys.end()) keys.push_back(f.first);
+  for (std::size_t i = 0; i < keys.size(); ++i) os << (i ? "," : "") << keys[i];
+  os << "\n";
+  for (const auto& r : rs) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      std::string v = r.text(keys[i]);
+      if (!v.empty() && v.front() == '{') v = "\"" + std::string(v.begin(), v.end()) + "\"", std::replace(v.begin() + 1, v.end() - 1, '"', '\'');
+      os << (i ? "," : "") << v;
+    }
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto& workloads = bench::registry();
+  std::sort(workloads.begin(), workloads.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+
+  CLI::App app{"stm_bench: PR-STM workloads and concurrent containers, verified after every run"};
+  std::string workload = "bank", backend_arg = "auto", threads_arg, format = "table", ops_arg, impl, cm = "prstm", out;
+  double seconds = 0;
+  long long seed = 1, repeat = 1, warmup = 1, hash = 1;
+  bool list = false, quiet = false;
+  app.add_option("--workload,-w", workload, "workload to run (see --list)");
+  app.add_option("--backend", backend_arg, "gpu | cpu | auto (GPU when present)");
+  app.add_option("--threads", threads_arg, "logical threads: a number, or 'full' for full occupancy");
+  app.add_option("--seconds", seconds, "timed mode: run for about this long (workloads that support it)");
+  app.add_option("--seed", seed, "seed of all generated data");
+  app.add_option("--format", format, "table | json | csv");
+  app.add_option("--repeat", repeat, "measured runs; the run with the median throughput is reported");
+  app.add_option("--warmup", warmup, "unreported warm-up runs before the measured ones");
+  app.add_option("--cm", cm, "contention manager of STM workloads");
+  app.add_option("--impl", impl, "implementation of a container workload (or 'all')");
+  app.add_option("--ops", ops_arg, "operations of a container workload");
+  app.add_option("--hash", hash, "lock coverage: consecutive words per lock (a power of two)");
+  app.add_option("--out", out, "also append one JSON object per result to this file");
+  app.add_flag("--list", list, "list the workloads and their options");
+  app.add_flag("--quiet,-q", quiet, "no configuration or progress lines");
+
+  // Each workload's own options; a name declared by several workloads is one option.
+  std::map<std::string, std::string> given;
+  std::map<std::string, CLI::Option*> declared;
+  for (const auto& w : workloads)
+    for (const auto& d : w.own_options)
+      if (!declared.count(d.name)) declared[d.name] = app.add_option("--" + d.name, given[d.name], d.help + " [" + w.name + "]");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "stm_bench: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (list) {
+    for (const auto& w : workloads) {
+      std::cout << w.name << ": " << w.help << "\n";
+      for (const auto& d : w.own_options) std::cout << "    --" << d.name << " (default " << d.default_value << "): " << d.help << "\n";
+    }
+    return 0;
+  }
+
+  bench::options o;
+  const bench::workload* chosen = nullptr;
+  try {
+    for (const auto& w : workloads)
+      if (w.name == workload) chosen = &w;
+    if (!chosen) {
+      std::string known;
+      for (const auto& w : workloads) known += (known.empty() ? "" : ", ") + w.name;
+      throw stm::usage_error("unknown workload '" + workload + "' (known: " + known + ")");
+    }
+    if (format != "table" && format != "json" && format != "csv")
+      throw stm::usage_error("unknown format '" + format + "' (known: table, json, csv)");
+    if (repeat < 1) throw stm::usage_error("--repeat must be at least 1, got " + std::to_string(repeat));
+    if (warmup < 0) throw stm::usage_error("--warmup must be at least 0, got " + std::to_string(warmup));
+    if (seconds < 0) throw stm::usage_error("--seconds must not be negative");
+    if (hash < 1 || hash > (1 << 20) || (hash & (hash - 1)) != 0)
+      throw stm::usage_error("--hash must be a power of two between 1 and 2^20, got " + std::to_string(hash));
+    if (seed < 0) throw stm::usage_error("--seed must not be negative");
+    if (!threads_arg.empty() && threads_arg != "full") {
+      std::size_t pos = 0;
+      long long t = -1;
+      try {
+        t = std::stoll(threads_arg, &pos);
+      } catch (...) {
+        pos = 0;
+      }
+      if (pos != threads_arg.size() || t <= 0 || t > 0xFFFFFFFFll)
+        throw stm::usage_error("--threads must be a positive number or 'full', got '" + threads_arg + "'");
+    }
+    if (!ops_arg.empty()) {
+      std::size_t pos = 0;
+      long long n = -1;
+      try {
+        n = std::stoll(ops_arg, &pos);
+      } catch (...) {
+        pos = 0;
+      }
+      if (pos != ops_arg.size() || n <= 0) throw stm::usage_error("--ops must be a positive number, got '" + ops_arg + "'");
+    }
+    for (const auto& [name, opt] : declared) {
+      if (opt->count() == 0) continue;
+      bool mine = false;
+      for (const auto& d : chosen->own_options) mine |= d.name == name;
+      if (!mine) throw stm::usage_error("--" + name + " is not an option of workload '" + workload + "'");
+    }
+    for (const auto& d : chosen->own_options) o.own[d.name] = declared[d.name]->count() ? given[d.name] : d.default_value;
+
+    o.workload = workload;
+    o.backend = stm::parse_backend(backend_arg);
+    o.device = stm::device_name(o.backend);
+    o.full_occupancy = stm::full_occupancy(o.backend);
+    o.threads_arg = threads_arg;
+    o.cm = cm;
+    o.impl = impl;
+    o.ops_arg = ops_arg;
+    o.seconds = seconds;
+    o.seed = static_cast<std::uint64_t>(seed);
+    o.hash = static_cast<std::uint32_t>(hash);
+    o.quiet = quiet;
+    if (chosen->validate) chosen->validate(o);
+  } catch (const std::exception& e) {
+    std::cerr << "stm_bench: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::ostream& info = format == "table" ? std::cout : std::cerr;
+  if (!quiet) {
+    info << "stm_bench configuration\n"
+         << "  workload   " << o.workload << "  (" << chosen->help << ")\n"
+         << "  backend    " << stm::to_string(o.backend) << "  (" << o.device << ")\n"
+         << "  threads    " << (threads_arg.empty() ? "workload default" : threads_arg)
+         << "  (full occupancy: " << o.full_occupancy << ")\n"
+         << "  cm         " << o.cm << "\n"
+         << "  impl       " << (impl.empty() ? "workload default" : impl) << "\n"
+         << "  ops        " << (ops_arg.empty() ? "workload default" : ops_arg) << "\n"
+         << "  seconds    " << (seconds > 0 ? std::to_string(seconds) : "workload default") << "\n"
+         << "  hash       " << o.hash << " word(s) per lock\n"
+         << "  seed       " << o.seed << "\n"
+         << "  repeat     " << repeat << " measured after " << warmup << " warm-up run(s), median reported\n";
+    for (const auto& [k, v] : o.own) info << "  " << k << std::string(k.size() < 10 ? 10 - k.size() : 1, ' ') << " " << v << "\n";
+    info.flush();
+  }
+
+  std::vector<std::vector<bench::result>> runs;
+  try {
+    for (long long i = 0; i < warmup + repeat; ++i) {
+      if (!quiet && warmup + repeat > 1)
+        std::cerr << (i < warmup ? "warm-up run " : "measured run ") << (i < warmup ? i + 1 : i - warmup + 1) << "/"
+                  << (i < warmup ? warmup : repeat) << "\n";
+      auto rs = chosen->run(o);
+      for (const auto& r : rs)
+        if (!r.verified) {
+          // Report the failing run at once: a wrong result is never averaged away.
+          std::cerr << "stm_bench: verification failed: " << r.verify_message << "\n";
+          if (format == "json") std::cout << json_line(r) << "\n";
+          else print_table(rs, std::cout);
+          return 1;
+        }
+      if (i >= warmup) runs.push_back(std::move(rs));
+    }
+  } catch (const stm::usage_error& e) {
+    std::cerr << "stm_bench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "stm_bench: error: " << e.what() << "\n";
+    return 3;
+  }
+
+  // Median by throughput, per result position (one position per impl/cm).
+  std::vector<bench::result> report;
+  for (std::size_t p = 0; p < runs.front().size(); ++p) {
+    std::vector<const bench::result*> col;
+    for (const auto& rs : runs)
+      if (p < rs.size()) col.push_back(&rs[p]);
+    std::sort(col.begin(), col.end(), [](auto* a, auto* b) { return a->number("throughput") < b->number("throughput"); });
+    bench::result r = *col[col.size() / 2];
+    r.integer("repeat", static_cast<std::int64_t>(col.size()));
+    r.num("throughput_min", col.front()->number("throughput"));
+    r.num("throughput_max", col.back()->number("throughput"));
+    report.push_back(std::move(r));
+  }
+
+  if (format == "json")
+    for (const auto& r : report) std::cout << json_line(r) << "\n";
+  else if (format == "csv")
+    print_csv(report, std::cout);
+  else
+    print_table(report, std::cout);
+  if (!out.empty()) {
+    std::ofstream f(out, std::ios::app);
+    if (!f) {
+      std::cerr << "stm_bench: cannot open --out file '" << out << "'\n";
+      return 2;
+    }
+    for (const auto& r : report) f << json_line(r) << "\n";
+  }
+  return 0;
+}
