@@ -13,6 +13,11 @@
 
 namespace stm {
 namespace detail {
+template <class T, class Acc>
+struct widen {
+  __host__ __device__ Acc operator()(const T& v) const { return static_cast<Acc>(v); }
+};
+
 template <class F>
 __global__ void for_each_thread_kernel(std::uint32_t n, F f) {
   const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -66,14 +71,9 @@ struct gpu_exec {
   static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_gpu(n, f, p); }
   template <class T, class Acc = T>
   static Acc sum(const T* data, std::size_t n) {
-    return thrust::transform_reduce(thrust::device, data, data + n, widen<T, Acc>{}, Acc{}, thrust::plus<Acc>{});
+    return thrust::transform_reduce(thrust::device, data, data + n, detail::widen<T, Acc>{}, Acc{},
+                                    thrust::plus<Acc>{});
   }
-
- private:
-  template <class T, class Acc>
-  struct widen {
-    __host__ __device__ Acc operator()(const T& v) const { return static_cast<Acc>(v); }
-  };
 };
 
 }  // namespace stm
