@@ -9,10 +9,11 @@
 // a time to the first EMPTY one, starting from a shared hint of the last top
 // (the seed's "dynamic LA" future work; the hint only speeds the search up),
 // then steps to the exact boundary (first EMPTY cell with an EMPTY cell
-// above: a single EMPTY cell below values is a hole, see step-over). push CASes
-// the boundary cell EMPTY -> value; pop scans down from the boundary, re-
-// validates INVALID cells under an EMPTY one (INVALID -> EMPTY) and CASes the
-// first value cell to INVALID. A lost CAS sends the thread to grid-wide
+// above: a single EMPTY cell below values is a hole, see step-over). Both
+// operations first re-validate the INVALID cells right under the boundary
+// (INVALID -> EMPTY, lowering it). push CASes the boundary cell EMPTY -> value;
+// pop scans down from the boundary, re-validates INVALID cells under an EMPTY
+// one and CASes the first value cell to INVALID. A lost CAS sends the thread to grid-wide
 // elimination-backoff (detail/exchanger.hpp) before it rescans. Before all
 // of this, exec() pairs pushes with pops inside the warp (detail/warp.hpp).
 // Block-level elimination of the seed needs every thread of a block at a
@@ -113,6 +114,18 @@ struct scan_ref {
     return j;
   }
 
+  /// Re-validate the INVALID cells right under boundary e (INVALID -> EMPTY,
+  /// top down, stopping at the first cell that is not INVALID or whose CAS is
+  /// lost); returns the lowered boundary.
+  STM_HD std::uint32_t settle(std::uint32_t e) const {
+    while (e > 0) {
+      word expect = cell_invalid;
+      if (!atomic_ref<word>(cells[e - 1]).compare_exchange_strong(expect, cell_empty, memory_order_relaxed)) break;
+      --e;
+    }
+    return e;
+  }
+
   STM_HD void set_hint(std::uint32_t v) const {
     atomic_ref<std::uint32_t> h(hint->top);
     if (h.load(memory_order_relaxed) != v) h.store(v, memory_order_relaxed);  // a hint: no ordering needed
@@ -127,7 +140,7 @@ struct scan_ref {
     detail::backoff bo(config.backoff, tid);
     const word enc = static_cast<word>(~bits);
     for (std::uint32_t attempt = 0;; ++attempt) {
-      const std::uint32_t e = boundary();
+      const std::uint32_t e = settle(boundary());
       if (e >= capacity) return stack_status::full;
       word expect = cell_empty;
       // relaxed: the cell holds the whole value; a pop's CAS reads it with the value
@@ -143,7 +156,7 @@ struct scan_ref {
   STM_HD stack_status pop_one(std::uint32_t tid, word& bits) const {
     detail::backoff bo(config.backoff, tid);
     for (std::uint32_t attempt = 0;; ++attempt) {
-      std::uint32_t i = boundary();
+      std::uint32_t i = settle(boundary());
       bool lost = false;
       while (i-- > 0) {
         word c = load(i);
