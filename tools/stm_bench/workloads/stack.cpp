@@ -50,19 +50,18 @@ config make_config(const bench::options& o) {
 }
 
 void validate(const bench::options& o) {
-  const config c = make_config(o);
+  make_config(o);
   for (const auto& impl : impls_of(o))
-    if (impl == "tx") {
-      stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
-      stm::require_priorities(std::max<std::uint64_t>(c.threads, c.prefill));
-    }
+    if (impl == "tx") stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
 std::vector<bench::result> run(const bench::options& o) {
   config c = make_config(o);
+  const std::uint32_t threads = c.threads;
   std::vector<bench::result> rs;
   for (const auto& impl : impls_of(o)) {
     c.impl = impl;
+    c.threads = impl == "tx" ? std::min<std::uint32_t>(threads, stm::lock_word::max_threads) : threads;
     if (!o.quiet) bench::progress("stack " + impl, 0.0);
     outcome out;
 #if STM_WITH_CUDA

@@ -5,7 +5,9 @@
 // by `threads` logical threads (operation i by thread i % threads, so that the
 // lanes of a warp stay converged and meet in warp elimination), each a push
 // with probability push_ratio % (value: a unique id) or a pop. Timed with CUDA
-// events on the GPU. Verified: every value pushed (prefill and measured pushes
+// events on the GPU. The tx implementation runs with at most
+// stm::lock_word::max_threads logical threads (distinct PR-STM priorities);
+// its result's "threads" says how many it used. Verified: every value pushed (prefill and measured pushes
 // that returned ok) is, exactly once, either popped by a measured pop or still
 // on the stack afterwards; no pop returns a value nobody pushed; no push fails
 // below capacity.
@@ -43,6 +45,9 @@ struct outcome {
   std::string message;
 };
 
+/// Logical threads of the (untimed) prefill launch.
+inline constexpr std::uint64_t prefill_threads = 131072;
+
 inline const char* const impl_names[] = {"treiber", "scan", "sharded", "tx"};
 
 STM_HD inline bool is_push_op(std::uint64_t i, std::uint64_t seed, std::uint32_t ratio) {
@@ -52,6 +57,24 @@ STM_HD inline bool is_push_op(std::uint64_t i, std::uint64_t seed, std::uint32_t
   z ^= z >> 31;
   return z % 100u < ratio;
 }
+
+/// r.exec with or without the transaction counters (tx impl: IsTx).
+template <bool IsTx>
+struct call_exec {
+  template <class Ref>
+  STM_HD static stm::stack::stack_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
+                                             stm::tx_counters*) {
+    return r.exec(tid, k, v);
+  }
+};
+template <>
+struct call_exec<true> {
+  template <class Ref>
+  STM_HD static stm::stack::stack_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
+                                             stm::tx_counters* acc) {
+    return r.exec(tid, k, v, acc);
+  }
+};
 
 /// Prefill, run the measured phase and verify, with stack owner `s` and its
 /// handle r. IsTx: r.exec takes a tx_counters accumulator (added to stats).
@@ -67,17 +90,15 @@ outcome run_with(const config& c, const Owner& s, const Ref r, stm::stats_ref st
   std::uint32_t* pv = value.data();
   std::uint32_t* pf = pre_fail.data();
   // Prefill: values 1..prefill, one push per logical thread (not timed).
+  const std::uint32_t pre_threads = static_cast<std::uint32_t>(prefill < prefill_threads ? prefill : prefill_threads);
   if (prefill)
-    Exec::run(static_cast<std::uint32_t>(prefill), [=] STM_HD(std::uint32_t tid) {
-      std::uint32_t v = tid + 1;
-      stack_status st;
-      if constexpr (IsTx) {
+    Exec::run(pre_threads, [=] STM_HD(std::uint32_t tid) {
+      for (std::uint64_t i = tid; i < prefill; i += pre_threads) {
+        std::uint32_t v = static_cast<std::uint32_t>(i + 1);
         stm::tx_counters ignored;
-        st = r.exec(tid, op_kind::push, v, &ignored);
-      } else {
-        st = r.exec(tid, op_kind::push, v);
+        const stack_status st = call_exec<IsTx>::run(r, tid, op_kind::push, v, &ignored);
+        if (st != stack_status::ok) stm::atomic_ref<std::uint32_t>(*pf).fetch_add(1, stm::memory_order_relaxed);
       }
-      if (st != stack_status::ok) stm::atomic_ref<std::uint32_t>(*pf).fetch_add(1, stm::memory_order_relaxed);
     });
   outcome out;
   out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
@@ -85,15 +106,11 @@ outcome run_with(const config& c, const Owner& s, const Ref r, stm::stats_ref st
     for (std::uint64_t i = tid; i < ops; i += threads) {
       const bool push = is_push_op(i, seed, ratio);
       std::uint32_t v = push ? static_cast<std::uint32_t>(prefill + i + 1) : 0u;
-      stack_status st;
-      if constexpr (IsTx)
-        st = r.exec(tid, push ? op_kind::push : op_kind::pop, v, &acc);
-      else
-        st = r.exec(tid, push ? op_kind::push : op_kind::pop, v);
+      const stack_status st = call_exec<IsTx>::run(r, tid, push ? op_kind::push : op_kind::pop, v, &acc);
       pst[i] = static_cast<std::uint32_t>(st) | (push ? 0x100u : 0u);
       pv[i] = v;
     }
-    if constexpr (IsTx) stats.add(acc);
+    if (IsTx) stats.add(acc);
   });
   // Verification on the host: a balance per value id.
   const auto st = status.to_vector();
