@@ -50,7 +50,7 @@
 namespace stm::stack {
 
 struct scan_config {
-  std::uint32_t granularity = 32;         ///< lowest-area step (cells)
+  std::uint32_t granularity = 8;          ///< lowest-area step (cells)
   std::uint32_t elimination_slots = 4096; ///< grid-wide elimination slots
   std::uint32_t offer_ns = 2048;          ///< how long a push waits in a slot
   backoff_config backoff{};
