@@ -69,6 +69,25 @@ struct sharded_ref {
   STM_HD stack_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
   STM_HD stack_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
 
+  /// Bulk push by one thread: values[0..n) (n <= 32), home shard first, then
+  /// the other shards in order. Returns how many were pushed (fewer: full).
+  STM_HD std::uint32_t push_bulk(std::uint32_t tid, const T* values, std::uint32_t n) const {
+    word vals[32];
+    if (n > 32) n = 32;
+    for (std::uint32_t i = 0; i < n; ++i) vals[i] = detail::bits_of(values[i]);
+    return serve_everywhere(tid, true, n, vals);
+  }
+
+  /// Bulk pop by one thread: up to n (<= 32) values, home shard first (out[0]
+  /// its top), then the other shards in order. Returns how many were popped.
+  STM_HD std::uint32_t pop_bulk(std::uint32_t tid, T* out, std::uint32_t n) const {
+    word vals[32];
+    if (n > 32) n = 32;
+    const std::uint32_t got = serve_everywhere(tid, false, n, vals);
+    for (std::uint32_t i = 0; i < got; ++i) out[i] = detail::value_of<T>(vals[i]);
+    return got;
+  }
+
   /// Warp-cooperative push or pop. For a push `value` is the input; for a
   /// successful pop it receives the value.
   STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {
@@ -127,6 +146,14 @@ struct sharded_ref {
   STM_HD std::uint32_t home_shard(std::uint32_t tid) const {
     const std::uint32_t warp = tid / platform::warp_size();
     return static_cast<std::uint32_t>((std::uint64_t(warp * 2654435761u) * num_shards) >> 32);
+  }
+
+  STM_HD std::uint32_t serve_everywhere(std::uint32_t tid, bool push, std::uint32_t k, word* vals) const {
+    detail::backoff bo(backoff, tid);
+    const std::uint32_t home = home_shard(tid);
+    std::uint32_t done = 0;
+    for (std::uint32_t t = 0; t < num_shards && done < k; ++t) done = serve((home + t) % num_shards, push, k, done, vals, bo);
+    return done;
   }
 
   /// Under shard s's lock, push vals[done..k) (as far as it has room) or pop

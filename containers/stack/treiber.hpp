@@ -61,6 +61,28 @@ struct treiber_ref {
   STM_HD stack_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
   STM_HD stack_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
 
+  /// Bulk push by one thread: values[0..n) (n <= 32) with one CAS on the top
+  /// (values[n-1] ends on top). Returns how many were pushed: fewer than n only
+  /// when the pool is exhausted (those were not pushed).
+  STM_HD std::uint32_t push_bulk(std::uint32_t tid, const T* values, std::uint32_t n) const {
+    std::uint32_t idx[32];
+    std::uint64_t vals[32];
+    if (n > 32) n = 32;
+    for (std::uint32_t i = 0; i < n; ++i) vals[i] = detail::bits_of(values[i]);
+    return n ? push_batch(tid, n, idx, vals) : 0u;
+  }
+
+  /// Bulk pop by one thread: up to n (<= 32) values with one CAS on the top,
+  /// out[0] the top. Returns how many were popped (fewer: the stack ran empty).
+  STM_HD std::uint32_t pop_bulk(std::uint32_t tid, T* out, std::uint32_t n) const {
+    std::uint32_t idx[32];
+    std::uint64_t vals[32];
+    if (n > 32) n = 32;
+    const std::uint32_t got = n ? pop_batch(tid, n, idx, vals) : 0u;
+    for (std::uint32_t i = 0; i < got; ++i) out[i] = detail::value_of<T>(static_cast<detail::word_t<T>>(vals[i]));
+    return got;
+  }
+
   /// Warp-cooperative push or pop (see the header comment). For a push `value`
   /// is the input; for a successful pop it receives the value.
   STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {
