@@ -83,6 +83,13 @@ struct treiber_ref {
     return got;
   }
 
+  /// The seed's per-thread operation (plus back-off), without warp
+  /// elimination or batching: one CAS on the top per call. For comparison.
+  STM_HD stack_status exec_single(std::uint32_t tid, op_kind kind, T& value) const {
+    if (kind == op_kind::push) return push_bulk(tid, &value, 1) == 1 ? stack_status::ok : stack_status::full;
+    return pop_bulk(tid, &value, 1) == 1 ? stack_status::ok : stack_status::empty;
+  }
+
   /// Warp-cooperative push or pop (see the header comment). For a push `value`
   /// is the input; for a successful pop it receives the value.
   STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {

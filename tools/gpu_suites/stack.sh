@@ -12,6 +12,12 @@ for ops in $sizes; do
     --repeat $rep --warmup 1 --format json --out "$RESULTS/stack.jsonl" -q \
     || echo "FAILED: stack table ops=$ops" >&2
 done
+# Does warp batching pay? The treiber stack without it (seed 000 + back-off).
+for ops in 10000 100000; do
+  "$BENCH" --workload stack --backend gpu --impl treiber-single --ops $ops --push-ratio 50 \
+    --repeat $rep --warmup 1 --format json --out "$RESULTS/stack.jsonl" -q \
+    || echo "FAILED: stack treiber-single ops=$ops" >&2
+done
 # Full occupancy: 132 SMs x 2048 threads = 270336 threads (H100/H200).
 full16=4325376; full64=17301504
 [ "$QUICK" = 1 ] && full16=1081344 && full64=2162688

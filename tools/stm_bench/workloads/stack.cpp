@@ -18,8 +18,8 @@ namespace {
 std::vector<std::string> impls_of(const bench::options& o) {
   const std::string impl = o.impl.empty() ? "all" : o.impl;
   if (impl == "all") return {std::begin(impl_names), std::end(impl_names)};
-  if (std::find(std::begin(impl_names), std::end(impl_names), impl) == std::end(impl_names))
-    throw stm::usage_error("unknown stack implementation '" + impl + "' (known: treiber, scan, sharded, tx, all)");
+  if (impl != "treiber-single" && std::find(std::begin(impl_names), std::end(impl_names), impl) == std::end(impl_names))
+    throw stm::usage_error("unknown stack implementation '" + impl + "' (known: " + known_impls + ")");
   return {impl};
 }
 
@@ -101,7 +101,7 @@ std::vector<bench::result> run(const bench::options& o) {
 }
 
 bench::registrar reg({"stack",
-                      "concurrent stacks: treiber (seed 000), scan (seed 001), sharded (fast), tx (STM)",
+                      "concurrent stacks: treiber (seed 000; treiber-single: without warp batching), scan (seed 001), sharded (fast), tx (STM)",
                       {{"push-ratio", "50", "percentage of operations that push (0..100)"},
                        {"prefill", "auto", "values pushed before the timed run (auto: half of --ops)"},
                        {"capacity", "auto", "stack capacity (auto: prefill + ops, so no push can fail)"},

@@ -48,7 +48,10 @@ struct outcome {
 /// Logical threads of the (untimed) prefill launch.
 inline constexpr std::uint64_t prefill_threads = 131072;
 
+/// --impl all runs these, side by side.
 inline const char* const impl_names[] = {"treiber", "scan", "sharded", "tx"};
+/// Also accepted: treiber-single, the treiber stack without warp batching.
+inline const char* const known_impls = "treiber, treiber-single, scan, sharded, tx, all";
 
 STM_HD inline bool is_push_op(std::uint64_t i, std::uint64_t seed, std::uint32_t ratio) {
   std::uint64_t z = i + seed * 0x9E3779B97F4A7C15ull;
@@ -57,6 +60,15 @@ STM_HD inline bool is_push_op(std::uint64_t i, std::uint64_t seed, std::uint32_t
   z ^= z >> 31;
   return z % 100u < ratio;
 }
+
+/// treiber-single: the treiber stack's per-thread operation (no warp batching).
+template <class T>
+struct treiber_single_ref {
+  stm::stack::treiber_ref<T> r;
+  STM_HD stm::stack::stack_status exec(std::uint32_t tid, stm::stack::op_kind k, T& v) const {
+    return r.exec_single(tid, k, v);
+  }
+};
 
 /// r.exec with or without the transaction counters (tx impl: IsTx).
 template <bool IsTx>
@@ -177,6 +189,10 @@ outcome run_impl(const config& c) {
     stm::stack::treiber<T> s(Exec::where, c.capacity);
     return run_with<Exec, false>(c, s, s.ref(), stats.ref());
   }
+  if (c.impl == "treiber-single") {
+    stm::stack::treiber<T> s(Exec::where, c.capacity);
+    return run_with<Exec, false>(c, s, treiber_single_ref<T>{s.ref()}, stats.ref());
+  }
   if (c.impl == "scan") {
     stm::stack::scan<T> s(Exec::where, c.capacity);
     return run_with<Exec, false>(c, s, s.ref(), stats.ref());
@@ -193,7 +209,7 @@ outcome run_impl(const config& c) {
       return o;
     });
   }
-  throw stm::usage_error("unknown stack implementation '" + c.impl + "' (known: treiber, scan, sharded, tx, all)");
+  throw stm::usage_error("unknown stack implementation '" + c.impl + "' (known: " + known_impls + ")");
 }
 
 outcome run_cpu(const config& c);
