@@ -104,7 +104,8 @@ struct sharded_ref {
           const word v = platform::shfl(mask, bits, detail::batch_lane(plan, j));
           if (leader) vals[j] = v;
         }
-      const std::uint32_t home = home_shard(tid);
+      // The leader's home shard for the whole warp (lanes' ids need not share tid / 32).
+      const std::uint32_t home = platform::shfl(mask, home_shard(tid), plan.leader);
       detail::backoff bo(backoff, tid);
       if (leader) done = serve(home, plan.rest_push, plan.rest, 0, vals, bo);
       std::uint32_t served = platform::shfl(mask, done, plan.leader);
