@@ -10,8 +10,8 @@
 // (the seed's "dynamic LA" future work; the hint only speeds the search up),
 // then steps to the exact boundary (first EMPTY cell with an EMPTY cell
 // above: a single EMPTY cell below values is a hole, see step-over). Both
-// operations first re-validate the INVALID cells right under the boundary
-// (INVALID -> EMPTY, lowering it). push CASes the boundary cell EMPTY -> value;
+// operations then lower the boundary over the EMPTY and INVALID cells right
+// under it (re-validating INVALID -> EMPTY). push CASes the boundary cell EMPTY -> value;
 // pop scans down from the boundary, re-validates INVALID cells under an EMPTY
 // one and CASes the first value cell to INVALID. A lost CAS sends the thread to grid-wide
 // elimination-backoff (detail/exchanger.hpp) before it rescans. Before all
@@ -114,13 +114,18 @@ struct scan_ref {
     return j;
   }
 
-  /// Re-validate the INVALID cells right under boundary e (INVALID -> EMPTY,
-  /// top down, stopping at the first cell that is not INVALID or whose CAS is
-  /// lost); returns the lowered boundary.
+  /// Lower boundary e over the cells right under it that are EMPTY (holes) or
+  /// INVALID (re-validated: INVALID -> EMPTY), top down, until a value cell;
+  /// returns the lowered boundary. (Lowering over an EMPTY cell that another
+  /// thread has just re-validated keeps two pushes from leaving a hole.)
   STM_HD std::uint32_t settle(std::uint32_t e) const {
     while (e > 0) {
-      word expect = cell_invalid;
-      if (!atomic_ref<word>(cells[e - 1]).compare_exchange_strong(expect, cell_empty, memory_order_relaxed)) break;
+      word c = load(e - 1);
+      if (c == cell_invalid &&
+          !atomic_ref<word>(cells[e - 1]).compare_exchange_strong(c, cell_empty, memory_order_relaxed) &&
+          c != cell_empty)
+        break;  // the cell took a value meanwhile
+      if (c != cell_invalid && c != cell_empty) break;
       --e;
     }
     return e;
