@@ -22,7 +22,8 @@
 // Guarantees
 //  - Conservation: every pushed value is popped at most once and never lost
 //    (every cell changes only by CAS).
-//  - Lock-free (a lost CAS means another operation won one).
+//  - Lock-free (a lost CAS means another operation won one; an offer in an
+//    elimination slot is withdrawn after config.offer_ns).
 //  - NOT linearizable. The seed's step-over problem remains: a re-validation
 //    (INVALID -> EMPTY) racing with a push into the cell above leaves an EMPTY
 //    hole below a value; a later push may fill the hole (below a value pushed

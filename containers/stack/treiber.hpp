@@ -8,7 +8,9 @@
 //                    int v; if (r.pop(tid, v) == stack_status::ok) ...
 //
 // Guarantees
-//  - Linearizable LIFO stack. Lock-free: some call always completes.
+//  - Linearizable LIFO stack. Lock-free: some call always completes (with
+//    warp batching, lanes wait for their own warp's leader, whose CAS loops
+//    are lock-free; exec_single() is per-thread lock-free).
 //  - Values: any trivially copyable 4- or 8-byte T; no value is reserved.
 //  - Capacity: the node pool. A push fails with stack_status::full when the free
 //    list is empty and the pool is exhausted (never corruption); pop on an empty
