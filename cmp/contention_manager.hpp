@@ -12,7 +12,17 @@
 //       back and will release without waiting for anyone). Return true to poll
 //       again (the core backs off between polls), false to abort the attempt.
 //
-//   template <class Core> STM_HD bool acquire(Core& tx) const;
+//   template <class Core> STM_HD void on_read(Core& tx, std::uint32_t i);
+//   template <class Core> STM_HD void on_write(Core& tx, std::uint32_t k);
+//       Called after read entry tx.reads[i] / a new lock entry tx.locks[k] was
+//       added (for managers that keep their own logs; may call tx.fail()).
+//       The manager is a member of the descriptor, so it may keep per-
+//       transaction state.
+//
+//   STM_HD void on_start();
+//       Before every attempt (the first and each retry): reset such state.
+//
+//   template <class Core> STM_HD bool acquire(Core& tx);
 //       Commit time, for an update transaction: take every lock of
 //       tx.locks[0, tx.n_locks) and validate tx.reads[0, tx.n_reads) (see
 //       stm/detail/tx_core.hpp for the fields and helpers). On success every

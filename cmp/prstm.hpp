@@ -52,10 +52,23 @@ struct prstm {
 
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
 
+  STM_HD void on_start() {}
+  template <class Core>
+  STM_HD void on_read(Core&, std::uint32_t) {}
+  template <class Core>
+  STM_HD void on_write(Core&, std::uint32_t) {}
+
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
     if (!prelock_all(tx)) return false;
-    platform::fence_seq_cst();  // (C) pre-locks before read validation; pairs with (C) of every other committer
+    // A read whose lock we now hold as a pre-lock needs no look at the lock
+    // word: our pre-lock CAS saw it free at the version of the write entry, and
+    // nobody can commit it without stealing, which step 3 detects.
+    bool all_covered = true;
+    if (!mark_covered(tx, all_covered)) return fail(tx, abort_cause::validation);
+    // (C) pre-locks before read validation; pairs with (C) of every other
+    // committer. Needed only for reads of locations we do not write (Dekker).
+    if (!all_covered) platform::fence_seq_cst();
     if (!validate_reads(tx)) return false;
     return lock_all(tx);
   }
@@ -114,6 +127,24 @@ struct prstm {
     return true;
   }
 
+  // Flags the reads whose lock is in our (pre-locked) write set; such a read
+  // must have seen the version we pre-locked at, else it is already stale.
+  template <class Core>
+  STM_HD static bool mark_covered(Core& tx, bool& all_covered) {
+    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
+      auto& r = tx.reads[i];
+      r.covered = 0;
+      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
+        if (tx.locks[k].lock == r.lock) {
+          if (tx.locks[k].version != r.version) return false;
+          r.covered = 1;
+          break;
+        }
+      all_covered &= r.covered != 0;
+    }
+    return true;
+  }
+
   // Step 2 for read entry i, starting from the observed word `cur` and value.
   template <class Core>
   STM_HD static bool validate_one(Core& tx, std::uint32_t i, std::uint32_t cur, std::uint64_t value) {
@@ -133,6 +164,12 @@ struct prstm {
     }
   }
 
+  // A covered read only checks its value (version wrap); others the full step 2.
+  template <class Core>
+  STM_HD static bool check_one(Core& tx, std::uint32_t i, std::uint32_t w, std::uint64_t value) {
+    return tx.reads[i].covered ? value == tx.reads[i].value : validate_one(tx, i, w, value);
+  }
+
   template <class Core>
   STM_HD static bool validate_reads(Core& tx) {
     if constexpr (Core::unrolled) {
@@ -142,17 +179,17 @@ struct prstm {
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)  // all loads in flight together
         if (i < tx.n_reads) {
-          w[i] = tx.table.word(tx.reads[i].lock).load(memory_order_relaxed);
+          if (!tx.reads[i].covered) w[i] = tx.table.word(tx.reads[i].lock).load(memory_order_relaxed);
           v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
         }
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && !validate_one(tx, i, w[i], v[i])) return fail(tx, abort_cause::validation);
+        if (i < tx.n_reads && !check_one(tx, i, w[i], v[i])) return fail(tx, abort_cause::validation);
     } else {
       for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
         const auto& r = tx.reads[i];
-        if (!validate_one(tx, i, tx.table.word(r.lock).load(memory_order_relaxed), detail::load_word(r.addr, r.size)))
-          return fail(tx, abort_cause::validation);
+        const std::uint32_t w = r.covered ? 0u : tx.table.word(r.lock).load(memory_order_relaxed);
+        if (!check_one(tx, i, w, detail::load_word(r.addr, r.size))) return fail(tx, abort_cause::validation);
       }
     }
     return true;

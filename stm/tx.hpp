@@ -51,6 +51,7 @@ class transaction {
     core_.reset_sets();
     core_.status = tx_status::active;
     core_.attempt = 0;
+    cm_.on_start();
   }
 
   /// Read *addr. On a conflict the attempt is aborted and T{} returned
@@ -91,6 +92,7 @@ class transaction {
     ++core_.attempt;
     core_.reset_sets();
     core_.status = tx_status::active;
+    cm_.on_start();
     return true;
   }
 

@@ -97,6 +97,7 @@ struct read_entry {
   std::uint16_t version; // lock version seen by the read
   std::uint8_t size;     // 4 or 8
   std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
+  std::uint8_t covered;  // 1: its lock is in our write set (set at commit)
 };
 
 struct write_entry {
@@ -151,7 +152,7 @@ struct tx_core {
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
 
   template <class T, class CM>
-  STM_HD T read(const T* addr, const CM& cm) {
+  STM_HD T read(const T* addr, CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return T{};
     for (std::uint32_t i = n_writes; i-- > 0;)  // read own write (newest first)
@@ -187,7 +188,8 @@ struct tx_core {
       return T{};
     }
     reads[n_reads++] = read_entry{addr, bits, li, static_cast<std::uint16_t>(lock_word::version(w1)),
-                                  static_cast<std::uint8_t>(sizeof(T)), 0};
+                                  static_cast<std::uint8_t>(sizeof(T)), 0, 0};
+    cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
       // Every earlier read still current => all reads hold at this moment.
       for (std::uint32_t i = 0; i + 1 < n_reads; ++i)
@@ -200,7 +202,7 @@ struct tx_core {
   }
 
   template <class T, class CM>
-  STM_HD void write(T* addr, const T& value, const CM& cm) {
+  STM_HD void write(T* addr, const T& value, CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return;
     const std::uint64_t bits = to_bits(value);
@@ -243,6 +245,7 @@ struct tx_core {
     for (std::uint32_t k = 0; k < n_locks; ++k)
       if (locks[k].lock == li) return;
     locks[n_locks++] = lock_entry{li, static_cast<std::uint16_t>(version), lock_none};
+    cm.on_write(*this, n_locks - 1);
   }
 
   /// Read-only commit: every read still current (with opacity, the last read

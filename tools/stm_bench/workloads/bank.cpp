@@ -53,6 +53,7 @@ std::vector<bench::result> run(const bench::options& o) {
   r.object("aborts", aborts);
   r.num("abort_rate", out.stats.abort_rate());
   r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
+  r.num("retries_per_commit", out.stats.commits ? double(out.stats.total_aborts()) / double(out.stats.commits) : 0.0);
   r.num("seconds", out.seconds);
   r.num("throughput", out.seconds > 0 ? double(out.stats.commits) / out.seconds : 0.0);
   r.boolean("verified", out.verified);
