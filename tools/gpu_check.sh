@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/gpu_check.sh OUT_DIR [--quick] [--no-bench] [--no-sanitizer]
+# tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]
 #
 # On a machine with an NVIDIA GPU (H100/H200): build, run the whole test suite
 # with the GPU instances live, run compute-sanitizer (memcheck, racecheck) on
@@ -9,14 +9,15 @@
 #   OUT_DIR/summary.txt     the closing summary
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-bench] [--no-sanitizer]}"
+OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; BENCHMARKS=1; SANITIZE=1; ONLY=""
+QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
+    --no-tests) TESTS=0; SANITIZE=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
@@ -43,6 +44,7 @@ fi
 BENCH="$PWD/build-gpu/stm_bench"
 export BENCH
 
+if [ "$TESTS" = 1 ]; then
 # GPU test programs one at a time (they share one device); each test is bounded
 # by its ctest TIMEOUT so a hang names itself instead of eating the budget.
 if timeout 420 ctest --test-dir build-gpu --output-on-failure -j 2 2>&1 | tee "$RESULTS/ctest.log"; [ "${PIPESTATUS[0]}" = 0 ]; then
@@ -53,6 +55,7 @@ else
 fi
 grep -E "Failed|\*\*\*" "$RESULTS/ctest.log" | head -40
 grep -c "Skipped" "$RESULTS/ctest.log" | sed 's/^/skipped tests: /'
+fi
 
 if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for exe in $(find build-gpu/tests -type f -name '*_gpu' -perm -u+x | sort); do
