@@ -28,7 +28,8 @@ REFERENCE = {
 }
 
 # Columns shown per workload (after the common ones), if present.
-PARAMS = ["accounts", "hash", "tpt", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity"]
+PARAMS = ["accounts", "hash", "tpt", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity",
+          "postponed_then_committed", "unresolved"]
 
 
 def load(paths):
@@ -42,7 +43,9 @@ def load(paths):
                     if not line:
                         continue
                     try:
-                        rows.append(json.loads(line))
+                        row = json.loads(line)
+                        row["_suite"] = os.path.splitext(os.path.basename(f))[0]
+                        rows.append(row)
                     except json.JSONDecodeError as e:
                         sys.exit(f"{f}:{n}: not JSON: {e}")
     return rows
@@ -92,7 +95,12 @@ def report(rows):
     for wl in sorted(by_wl):
         rs = by_wl[wl]
         devices = sorted({r.get("device", "?") for r in rs})
-        out += [f"## {wl}", "", "Device: " + ", ".join(devices), "", table(rs), ""]
+        out += [f"## {wl}", "", "Device: " + ", ".join(devices), ""]
+        suites = sorted({r.get("_suite", "") for r in rs})
+        for suite in suites:  # one table per result file (suite)
+            if len(suites) > 1:
+                out += [f"### {suite}", ""]
+            out += [table([r for r in rs if r.get("_suite", "") == suite]), ""]
         if wl in REFERENCE:
             out += ["Reference figures of other code on an H200 (from the project's anchor measurements):", "",
                     "| code | configuration | result |", "| --- | --- | --- |"]

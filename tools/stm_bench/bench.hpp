@@ -34,6 +34,7 @@ struct option_decl {
   std::string name;  // without the leading "--"
   std::string default_value;
   std::string help;
+  bool flag = false;  // true: a switch (--name sets "true"; --name=false also works)
 };
 
 struct options {

@@ -2,7 +2,13 @@
 //
 //   stm_bench --workload bank --semantic 100
 //   stm_bench --workload bank --threads full --accounts 4096 --format json --repeat 5
+//   stm_bench --workload bank --sweep threads=960,1920,full --sweep presort=false,true
 //   stm_bench --list
+//
+// --sweep NAME=V1,V2,... runs the invocation once per value of any option
+// (several --sweep give their cartesian product) and writes one JSON object
+// per point (per implementation) to stdout and --out; every point is validated
+// before the first one runs.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -85,9 +91,9 @@ void print_csv(const std::vector<bench::result>& rs, std::ostream& os) {
   }
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+// One invocation without --sweep. dry_run: parse and validate only.
+int run_once(int argc, const char* const* argv, bool dry_run, bool force_json) {
   auto& workloads = bench::registry();
   std::sort(workloads.begin(), workloads.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 
@@ -116,10 +122,15 @@ int main(int argc, char** argv) {
 
   // Each workload's own options; a name declared by several workloads is one option.
   std::map<std::string, std::string> given;
+  std::map<std::string, bool> switched;
   std::map<std::string, CLI::Option*> declared;
   for (const auto& w : workloads)
     for (const auto& d : w.own_options)
-      if (!declared.count(d.name)) declared[d.name] = app.add_option("--" + d.name, given[d.name], d.help + " [" + w.name + "]");
+      if (!declared.count(d.name))
+        declared[d.name] = d.flag ? app.add_flag("--" + d.name, switched[d.name], d.help + " [" + w.name + "]")
+                                  : app.add_option("--" + d.name, given[d.name], d.help + " [" + w.name + "]");
+  std::vector<std::string> sweeps;  // handled by main(); declared here for --help
+  app.add_option("--sweep", sweeps, "NAME=V1,V2,...: one run per value, one JSON object per point (repeatable)");
 
   try {
     app.parse(argc, argv);
@@ -184,7 +195,8 @@ int main(int argc, char** argv) {
       for (const auto& d : chosen->own_options) mine |= d.name == name;
       if (!mine) throw stm::usage_error("--" + name + " is not an option of workload '" + workload + "'");
     }
-    for (const auto& d : chosen->own_options) o.own[d.name] = declared[d.name]->count() ? given[d.name] : d.default_value;
+    for (const auto& d : chosen->own_options)
+      o.own[d.name] = !declared[d.name]->count() ? d.default_value : d.flag ? (switched[d.name] ? "true" : "false") : given[d.name];
 
     o.workload = workload;
     o.backend = stm::parse_backend(backend_arg);
@@ -205,6 +217,8 @@ int main(int argc, char** argv) {
     std::cerr << "stm_bench: " << e.what() << "\n";
     return 2;
   }
+  if (dry_run) return 0;
+  if (force_json) format = "json";
 
   std::ostream& info = format == "table" ? std::cout : std::cerr;
   if (!quiet) {
@@ -292,4 +306,106 @@ int main(int argc, char** argv) {
     for (const auto& r : report) f << json_line(r) << "\n";
   }
   return 0;
+}
+
+// Splits "--sweep NAME=V1,V2" / "--sweep=NAME=V1,V2" out of args.
+bool take_sweeps(std::vector<std::string>& args, std::vector<std::pair<std::string, std::vector<std::string>>>& sweeps,
+                 std::string& error) {
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string spec;
+    if (args[i] == "--sweep") {
+      if (i + 1 >= args.size()) return error = "--sweep needs NAME=V1,V2,...", false;
+      spec = args[++i];
+    } else if (args[i].rfind("--sweep=", 0) == 0) {
+      spec = args[i].substr(8);
+    } else {
+      rest.push_back(args[i]);
+      continue;
+    }
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      return error = "--sweep '" + spec + "' is not NAME=V1,V2,...", false;
+    std::string name = spec.substr(0, eq);
+    if (name.rfind("--", 0) == 0) name = name.substr(2);
+    if (name == "sweep" || name == "list" || name == "format" || name == "out")
+      return error = "--sweep cannot vary --" + name, false;
+    std::vector<std::string> values;
+    std::string v;
+    for (char ch : spec.substr(eq + 1) + ",") {
+      if (ch != ',') {
+        v += ch;
+        continue;
+      }
+      if (v.empty()) return error = "--sweep '" + spec + "' has an empty value", false;
+      values.push_back(v);
+      v.clear();
+    }
+    for (const auto& s : sweeps)
+      if (s.first == name) return error = "--sweep " + name + " is given twice", false;
+    sweeps.emplace_back(name, values);
+  }
+  args = rest;
+  return true;
+}
+
+// args without every occurrence of --name (and its value, unless it is a switch or given as --name=v).
+std::vector<std::string> without_option(const std::vector<std::string>& args, const std::string& name, bool is_flag) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--" + name) {
+      if (!is_flag) ++i;
+      continue;
+    }
+    if (args[i].rfind("--" + name + "=", 0) == 0) continue;
+    out.push_back(args[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::pair<std::string, std::vector<std::string>>> sweeps;
+  std::string error;
+  if (!take_sweeps(args, sweeps, error)) {
+    std::cerr << "stm_bench: " << error << "\n";
+    return 2;
+  }
+  auto call = [&](const std::vector<std::string>& a, bool dry, bool json) {
+    std::vector<const char*> v{argv[0]};
+    for (const auto& s : a) v.push_back(s.c_str());
+    return run_once(static_cast<int>(v.size()), v.data(), dry, json);
+  };
+  if (sweeps.empty()) return call(args, false, false);
+
+  std::set<std::string> flags;
+  for (const auto& w : bench::registry())
+    for (const auto& d : w.own_options)
+      if (d.flag) flags.insert(d.name);
+  // Cartesian product of the sweeps, first sweep outermost.
+  std::vector<std::vector<std::string>> points{args};
+  std::vector<std::string> labels{""};
+  for (const auto& [name, values] : sweeps) {
+    std::vector<std::vector<std::string>> next;
+    std::vector<std::string> next_labels;
+    for (std::size_t p = 0; p < points.size(); ++p)
+      for (const auto& v : values) {
+        auto a = without_option(points[p], name, flags.count(name) > 0);
+        a.push_back("--" + name + "=" + v);
+        next.push_back(std::move(a));
+        next_labels.push_back(labels[p] + (labels[p].empty() ? "" : " ") + name + "=" + v);
+      }
+    points = std::move(next);
+    labels = std::move(next_labels);
+  }
+  for (const auto& p : points)  // bad input of any point: before any work
+    if (const int rc = call(p, true, true)) return rc;
+  int worst = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::cerr << "sweep point " << i + 1 << "/" << points.size() << ": " << labels[i] << "\n";
+    worst = std::max(worst, call(points[i], false, true));
+  }
+  return worst;
 }

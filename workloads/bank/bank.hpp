@@ -1,10 +1,42 @@
-// workloads/bank/bank.hpp - the bank benchmark of the PR-STM paper (section 4.1):
-// accounts of 4-byte balances, each thread runs transfers between two random
-// accounts as transactions. Written once over an execution policy (cpu_exec /
-// gpu_exec) and a contention manager.
+// workloads/bank/bank.hpp - the bank benchmark of the PR-STM paper (section
+// 4.1, semantic experiments of 4.3), driven by the global transaction table of
+// Algorithm 3 (stm/txtable.hpp). Written once over an execution policy
+// (cpu_exec / gpu_exec) and a contention manager.
 //
-// Invariant checked after every run: the total of all balances is unchanged,
-// every lock word is free again, and commits == threads x transactions.
+// Accounts are 4-byte balances (2,621,440 = 10 MB by default). Every logical
+// thread owns a block of `tpt` transactions of the table, generated on the
+// backend from (seed, thread, launch):
+//   deposit(a, x)        a += x                         semantic tag 1
+//   withdraw(a, x)       a -= x, needs a >= x            semantic tag 0
+//   transfer(a, b, x)    a -= x, b += x, needs a >= x    semantic tag 0
+//   query(a, b)          reads a and b (read-only)       semantic tag 1
+// A withdrawal or transfer that finds too little money declares a semantic
+// conflict (TX_SEMANTIC_ABORT) and is postponed by the table.
+//
+// The mix. --read-only R: R% of the table are queries. --semantic P: P% of the
+// other (update) transactions are semantic pairs, a deposit(a, x) and, in the
+// same thread's block, a withdrawal or transfer of x out of a, where a is one of
+// the "semantic accounts", which start empty: the withdrawal can only commit
+// after a deposit (its own, or another pair's still to be repaid). So at most
+// half of the pair transactions, P/2 % of the updates, can meet a semantic
+// conflict; the result reports that number (semantic_capable). The other
+// updates are transfers of 1-10 out of the other accounts, which start with
+// `initial` (1,000,000) each, so they cannot run dry in any run this tool does.
+// The semantic accounts are the first round(accounts x P / 100).
+//
+// Every block is shuffled; --presort sorts each block by descending tag (the
+// paper's "pre-sorted" table): every deposit then precedes the withdrawals of
+// its thread, and no semantic conflict can occur (a semantic account always
+// holds at least the sum of the pending withdrawals whose deposit committed).
+// Without presort every postponed withdrawal is still resolvable by running
+// threads: money that another pair took early is repaid by that pair's deposit,
+// which sits in a thread that has not finished.
+//
+// Invariants checked after every run: total money = initial + committed
+// deposits - committed withdrawals (recounted from the table); no balance is
+// negative; every transaction committed exactly once (table's finish flags ==
+// commit counter) or is reported unresolved, none left pending; every lock word
+// free; semantic conflicts counted by the transactions == those the table saw.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +47,7 @@
 #include "stm/lock_table.hpp"
 #include "stm/stats.hpp"
 #include "stm/tx_macros.hpp"
+#include "stm/txtable.hpp"
 
 namespace workloads::bank {
 
@@ -22,21 +55,46 @@ struct config {
   std::uint32_t accounts = 2621440;  // 10 MB of 4-byte balances, as the paper
   std::uint32_t threads = 6720;      // the paper's default launch
   std::uint32_t hash = 1;            // accounts per lock (lock coverage)
-  std::uint32_t tpt = 64;            // transactions per thread per launch
-  double seconds = 0;                // > 0: launch again until this much kernel time passed
+  std::uint32_t tpt = 64;            // transactions per thread (one table per launch)
+  double seconds = 0;                // > 0: timed mode, new tables until this much kernel time; 0: drain one table
   std::uint64_t seed = 1;
-  int initial = 1000;                // starting balance of every account
+  double semantic = 0;               // % of update transactions in semantic pairs
+  double read_only = 0;              // % of the table that are balance queries
+  bool presort = false;              // sort each block by descending tag before the launch
+  int initial = 1000000;             // starting balance of the non-semantic accounts
+  stm::txtable_policy policy{};      // postponement bound (semantic_retries comes from the manager)
 };
 
 struct outcome {
   stm::tx_stats stats;
-  double seconds = 0;       // kernel time (CUDA events on the GPU)
+  stm::txtable_audit table;     // summed over launches
+  double seconds = 0;           // kernel time of the drain launches (CUDA events on the GPU)
   std::uint64_t launches = 0;
+  std::uint64_t transactions = 0;      // table entries run, all launches
+  std::uint64_t semantic_capable = 0;  // withdrawals/transfers that need a deposit first
+  std::uint64_t queries = 0;
+  std::uint32_t semantic_accounts = 0;
+  std::uint32_t semantic_retries = 0;  // the manager's (0: postpone)
   long long total = 0, expected = 0;
+  std::uint64_t negative = 0;
   bool locks_free = false;
   bool verified = false;
   std::string message;
 };
+
+enum kind : std::uint16_t { deposit = 0, withdraw = 1, transfer = 2, query = 3 };
+
+/// One table entry (16 bytes: one vector load).
+struct bank_tx {
+  std::uint32_t from;   // withdraw/transfer source, query's first account
+  std::uint32_t to;     // deposit/transfer target, query's second account
+  std::int32_t amount;
+  std::uint16_t kind;
+  std::uint8_t tag;       // the programmer's semantic priority: deposit 1, withdraw 0
+  std::uint8_t semantic;  // 1: needs a deposit first (counted as semantic_capable)
+  STM_HD std::uint32_t priority() const { return tag; }
+};
+static_assert(sizeof(bank_tx) == 16 && std::is_trivially_copyable_v<bank_tx>);
 
 /// Per-thread generator (xorshift64*), seeded from (seed, thread, launch).
 struct rng {
@@ -54,38 +112,167 @@ struct rng {
   STM_HD std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
 };
 
-template <class CM>
-struct transfer_kernel {
-  CM cm;
-  stm::lock_table_ref locks;
-  stm::stats_ref stats;
-  int* balance;
-  std::uint32_t accounts;
+/// Fills thread tid's block of the table (then shuffles it).
+struct generate_kernel {
+  bank_tx* table;
   std::uint32_t tpt;
+  std::uint32_t accounts;
+  std::uint32_t semantic_accounts;  // [0, S) start empty
+  std::uint32_t t_query;            // unit thresholds over 2^32: query, then pair, else single
+  std::uint32_t t_pair;
   std::uint64_t seed;
   std::uint64_t launch;
 
+  STM_HD std::uint32_t other(rng& r, std::uint32_t a) const {  // a distinct account, uniformly
+    std::uint32_t b = r.below(accounts - 1);
+    return b >= a ? b + 1 : b;
+  }
+
   STM_HD void operator()(std::uint32_t tid) const {
-    // Commit-time validation (Opaque = false): the body only adds and
-    // subtracts, so a value it reads can never make it crash or loop.
-    stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, tid, cm);
     rng r(seed, tid, launch);
-    for (std::uint32_t k = 0; k < tpt; ++k) {
-      const std::uint32_t from = r.below(accounts);
-      std::uint32_t to = r.below(accounts - 1);
-      if (to >= from) ++to;  // a distinct account, uniformly
-      const int amount = 1 + static_cast<int>(r.below(10));
+    bank_tx* blk = table + std::uint64_t(tid) * tpt;
+    const std::uint32_t S = semantic_accounts, plain = accounts - semantic_accounts;
+    for (std::uint32_t k = 0; k < tpt;) {
+      const std::uint32_t u = static_cast<std::uint32_t>(r.next() >> 32);
+      const std::int32_t x = 1 + static_cast<std::int32_t>(r.below(10));
+      if (u < t_query) {
+        const std::uint32_t a = r.below(accounts);
+        blk[k++] = bank_tx{a, other(r, a), 0, query, 1, 0};
+      } else if (u < t_pair && k + 1 < tpt) {
+        const std::uint32_t a = r.below(S);
+        blk[k++] = bank_tx{0, a, x, deposit, 1, 0};
+        if (r.next() & (1ull << 40)) blk[k++] = bank_tx{a, other(r, a), x, transfer, 0, 1};
+        else blk[k++] = bank_tx{a, 0, x, withdraw, 0, 1};
+      } else if (plain > 0) {
+        const std::uint32_t a = S + r.below(plain);
+        blk[k++] = bank_tx{a, other(r, a), x, transfer, 0, 0};
+      } else {
+        blk[k++] = bank_tx{0, r.below(S), x, deposit, 1, 0};  // P = 100 and no room for a pair
+      }
+    }
+    for (std::uint32_t k = tpt; k > 1; --k) {  // Fisher-Yates: this thread's block only
+      const std::uint32_t j = r.below(k);
+      const bank_tx t = blk[k - 1];
+      blk[k - 1] = blk[j];
+      blk[j] = t;
+    }
+  }
+};
+
+/// Money a committed entry adds to the bank (deposits in, withdrawals out).
+struct money_of {
+  STM_HD long long operator()(const bank_tx& e) const {
+    return e.kind == deposit ? e.amount : e.kind == withdraw ? -static_cast<long long>(e.amount) : 0;
+  }
+};
+/// Per thread: entries that can meet a semantic conflict, and queries.
+struct count_kernel {
+  const bank_tx* table;
+  std::uint32_t tpt;
+  long long* out;  // [0, threads): semantic-capable entries, [threads, 2 threads): queries
+  std::uint32_t threads;
+  STM_HD void operator()(std::uint32_t tid) const {
+    long long s = 0, q = 0;
+    for (std::uint64_t i = std::uint64_t(tid) * tpt; i < std::uint64_t(tid + 1) * tpt; ++i) {
+      s += table[i].semantic;
+      q += table[i].kind == query;
+    }
+    out[tid] = s;
+    out[threads + tid] = q;
+  }
+};
+
+/// Algorithm 3 over the bank table: one descriptor per thread, counters flushed once.
+template <class CM>
+struct drain_kernel {
+  CM cm;
+  stm::lock_table_ref locks;
+  stm::stats_ref stats;
+  stm::txtable_ref<bank_tx> table;
+  stm::txtable_policy policy;
+  int* balance;
+
+  STM_HD void operator()(std::uint32_t tid) const {
+    // Commit-time validation (Opaque = false): the body only adds, subtracts and
+    // compares, so a value it reads can never make it crash or loop. A stale
+    // value can make it declare a semantic conflict that was not one: that
+    // only postpones the transaction, it never commits on a stale value.
+    stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, tid, cm);
+    int* const bal = balance;
+    auto run = [&tx, bal](const bank_tx& e) {
       TX_BEGIN(tx) {
-        const int a = TX_READ(tx, &balance[from]);
-        const int b = TX_READ(tx, &balance[to]);
-        TX_WRITE(tx, &balance[from], a - amount);
-        TX_WRITE(tx, &balance[to], b + amount);
+        switch (e.kind) {
+          case deposit: {
+            const int b = TX_READ(tx, &bal[e.to]);
+            TX_WRITE(tx, &bal[e.to], b + e.amount);
+            break;
+          }
+          case withdraw: {
+            const int a = TX_READ(tx, &bal[e.from]);
+            if (a < e.amount) TX_SEMANTIC_ABORT(tx);
+            TX_WRITE(tx, &bal[e.from], a - e.amount);
+            break;
+          }
+          case transfer: {
+            const int a = TX_READ(tx, &bal[e.from]);
+            const int b = TX_READ(tx, &bal[e.to]);
+            if (a < e.amount) TX_SEMANTIC_ABORT(tx);
+            TX_WRITE(tx, &bal[e.from], a - e.amount);
+            TX_WRITE(tx, &bal[e.to], b + e.amount);
+            break;
+          }
+          default: {  // query: a consistent look at two balances
+            const int a = TX_READ(tx, &bal[e.from]);
+            const int b = TX_READ(tx, &bal[e.to]);
+            (void)a;
+            (void)b;
+            break;
+          }
+        }
       }
       TX_END(tx);
-    }
+      return stm::outcome_of(tx);
+    };
+    table.drain(tid, run, policy);
     stats.add(tx.counters());
   }
 };
+
+/// Counts the negative balances of [i*stride...] per worker (then summed).
+struct negative_kernel {
+  const int* balance;
+  std::uint32_t accounts;
+  std::uint32_t workers;
+  long long* out;
+  STM_HD void operator()(std::uint32_t w) const {
+    long long n = 0;
+    for (std::uint64_t i = w; i < accounts; i += workers) n += balance[i] < 0;
+    out[w] = n;
+  }
+};
+/// Starting balances: semantic accounts empty, the others `initial`.
+struct init_kernel {
+  int* balance;
+  std::uint32_t accounts;
+  std::uint32_t semantic_accounts;
+  std::uint32_t workers;
+  int initial;
+  STM_HD void operator()(std::uint32_t w) const {
+    for (std::uint64_t i = w; i < accounts; i += workers) balance[i] = i < semantic_accounts ? 0 : initial;
+  }
+};
+
+/// The first round(accounts x P / 100) accounts, at least one when P > 0 and
+/// at most accounts - 1 when P < 100.
+inline std::uint32_t semantic_accounts(const config& c) {
+  if (c.semantic <= 0) return 0;
+  if (c.semantic >= 100) return c.accounts;
+  double s = double(c.accounts) * c.semantic / 100.0 + 0.5;
+  std::uint32_t n = static_cast<std::uint32_t>(s);
+  if (n < 1) n = 1;
+  if (n > c.accounts - 1) n = c.accounts - 1;
+  return n;
+}
 
 /// Throws stm::usage_error for a configuration that cannot run.
 inline void check(const config& c) {
@@ -94,6 +281,15 @@ inline void check(const config& c) {
   if (c.tpt == 0) throw stm::usage_error("--tpt must be at least 1");
   if (c.hash == 0 || (c.hash & (c.hash - 1)) != 0)
     throw stm::usage_error("--hash must be a power of two, got " + std::to_string(c.hash));
+  if (!(c.semantic >= 0 && c.semantic <= 100))
+    throw stm::usage_error("--semantic must be a percentage in [0, 100], got " + std::to_string(c.semantic));
+  if (!(c.read_only >= 0 && c.read_only <= 100))
+    throw stm::usage_error("--read-only must be a percentage in [0, 100], got " + std::to_string(c.read_only));
+  if (c.policy.max_postpones == 0) throw stm::usage_error("--max-postpones must be at least 1");
+  if (c.initial < 100) throw stm::usage_error("the starting balance must be at least 100");
+  if (std::uint64_t(c.threads) * c.tpt > (std::uint64_t(1) << 32))
+    throw stm::usage_error("--threads x --tpt must stay below 2^32 transactions per table, got " +
+                           std::to_string(std::uint64_t(c.threads) * c.tpt));
   stm::require_priorities(c.threads);
 }
 
@@ -101,29 +297,80 @@ template <class Exec, class CM>
 outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
   check(c);
   const stm::backend where = Exec::where;
+  outcome out;
+  out.semantic_accounts = semantic_accounts(c);
+  out.semantic_retries = stm::semantic_retries_v<CM>;
+
   stm::buffer<int> balance(where, c.accounts);
-  balance.fill(c.initial);
+  const std::uint32_t workers = c.accounts < 65536u ? c.accounts : 65536u;
+  Exec::run(workers, init_kernel{balance.data(), c.accounts, out.semantic_accounts, workers, c.initial});
+  const long long initial_total = static_cast<long long>(c.initial) * (c.accounts - out.semantic_accounts);
   const std::uint64_t num_locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash));
   stm::stats_block stats(where);
+  stm::txtable<bank_tx> table(where, c.threads, c.tpt);
+  stm::buffer<long long> per_thread(where, 2ull * c.threads);
 
-  outcome out;
-  transfer_kernel<CM> k{cm, locks.ref(), stats.ref(), balance.data(), c.accounts, c.tpt, c.seed, 0};
+  // Unit probabilities so that R% of the slots are queries and P% of the
+  // update slots are in pairs (a pair fills two slots).
+  const double R = c.read_only / 100.0, P = c.semantic / 100.0;
+  const double wq = R, wp = (1 - R) * P / 2, ws = (1 - R) * (1 - P), sum = wq + wp + ws;
+  auto threshold = [](double f) {
+    const double t = f * 4294967296.0;
+    return t >= 4294967295.0 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(t);
+  };
+  const std::uint32_t t_query = R >= 1 ? 0xFFFFFFFFu : threshold(wq / sum);
+  const std::uint32_t t_pair = R >= 1 ? 0xFFFFFFFFu : (P >= 1 && R <= 0) ? 0xFFFFFFFFu : threshold((wq + wp) / sum);
+
+  const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
+  generate_kernel gen{table.data(), c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
+  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data()};
   do {
-    k.launch = out.launches++;
+    gen.launch = out.launches++;
+    Exec::run(c.threads, gen);  // not timed: the table is the application's input
+    if (c.presort) table.template presort<Exec>();
+    table.reset();
+    // What this table holds (not timed).
+    Exec::run(c.threads, count_kernel{table.data(), c.tpt, per_thread.data(), c.threads});
+    out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), c.threads));
+    out.queries += static_cast<std::uint64_t>(
+        Exec::template sum<long long, long long>(per_thread.data() + c.threads, c.threads));
     out.seconds += Exec::run(c.threads, k);
+    const stm::txtable_audit a = table.template audit<Exec>(money_of{});
+    out.table.committed += a.committed;
+    out.table.unresolved += a.unresolved;
+    out.table.pending += a.pending;
+    out.table.committed_after_conflict += a.committed_after_conflict;
+    out.table.conflicts += a.conflicts;
+    out.table.value += a.value;
+    out.transactions += table.size();
     if (on_progress && c.seconds > 0) on_progress(out.seconds / c.seconds);
   } while (out.seconds < c.seconds);
 
   out.stats = stats.read();
   out.total = Exec::template sum<int, long long>(balance.data(), c.accounts);
-  out.expected = static_cast<long long>(c.initial) * c.accounts;
+  out.expected = initial_total + out.table.value;
+  {
+    stm::buffer<long long> neg(where, workers);
+    Exec::run(workers, negative_kernel{balance.data(), c.accounts, workers, neg.data()});
+    out.negative = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(neg.data(), workers));
+  }
   out.locks_free = true;
   for (std::uint32_t w : locks.snapshot()) out.locks_free &= stm::lock_word::is_free(w);
-  const std::uint64_t want = std::uint64_t(c.threads) * c.tpt * out.launches;
-  out.verified = out.total == out.expected && out.locks_free && out.stats.commits == want;
-  out.message = "total " + std::to_string(out.total) + " (expected " + std::to_string(out.expected) + "), " +
-                std::to_string(out.stats.commits) + " commits (expected " + std::to_string(want) + "), lock table " +
+
+  const std::uint64_t sem_aborts = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
+  const bool money = out.total == out.expected;
+  const bool once = out.table.pending == 0 && out.table.committed == out.stats.commits &&
+                    out.table.committed + out.table.unresolved == out.transactions;
+  const bool conflicts = sem_aborts == out.table.conflicts;
+  out.verified = money && out.negative == 0 && once && out.locks_free && conflicts;
+  out.message = "total " + std::to_string(out.total) + " (expected " + std::to_string(out.expected) +
+                " = initial + committed deposits - withdrawals), " + std::to_string(out.negative) +
+                " negative balances, " + std::to_string(out.table.committed) + " committed + " +
+                std::to_string(out.table.unresolved) + " unresolved + " + std::to_string(out.table.pending) +
+                " pending of " + std::to_string(out.transactions) + " (commit counter " +
+                std::to_string(out.stats.commits) + "), semantic conflicts " + std::to_string(sem_aborts) +
+                " (table saw " + std::to_string(out.table.conflicts) + "), lock table " +
                 (out.locks_free ? "free" : "NOT free");
   return out;
 }

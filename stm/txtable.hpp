@@ -1,0 +1,229 @@
+// stm/txtable.hpp - the global transaction table of PR-STM (seed paper,
+// sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
+//
+//   stm::txtable<my_tx> table(backend, threads, per_thread);   // owner
+//   ... fill table.data() (entries of thread t: [t*per_thread, (t+1)*per_thread))
+//   table.presort<Exec>();                // optional: higher priority tag first
+//   Exec::run(threads, [=] STM_HD (std::uint32_t tid) {
+//     stm::transaction<CM, Cfg> tx(locks, tid, cm);
+//     ref.drain(tid, [&](const my_tx& e) { ...TX_BEGIN..TX_END...; return stm::outcome_of(tx); }, policy);
+//   });
+//   auto a = table.audit<Exec>(value_of_committed_entry);   // what happened
+//
+// The table holds one block of `per_thread` transactions per logical thread and
+// a state word per transaction (its finish flag, plus how often it met a
+// semantic conflict). drain() is the driver loop of Algorithm 3: the thread
+// runs its block in order; a transaction that commits gets its finish flag; one
+// that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
+// finds no money) is skipped and revisited when the scan wraps around; the
+// thread is done when every transaction of its block is committed or
+// unresolved. Concurrent conflicts are retried inside TX_BEGIN/TX_END, as the
+// paper does (Algorithm 3, lines 9-10).
+//
+// Unresolvable transactions. A transaction that no other transaction will ever
+// help (no deposit ever covers the withdrawal) must not keep its thread forever:
+// after `max_postpones` semantic conflicts (default 4096) it is marked
+// unresolved and reported as such, never counted as committed. A pass over the
+// block that commits nothing backs off (32 ns doubling up to
+// idle_backoff_max_ns, default 32 us on the GPU; a yield on the CPU), so a
+// thread that only waits gives up after at most max_postpones passes, about
+// max_postpones x idle_backoff_max_ns (~134 ms with the defaults) of waiting.
+//
+// Managers that do not postpone. A contention manager type that declares
+// `static constexpr std::uint32_t semantic_retries = N;` (GPU-STM's treatment in
+// the paper's evaluation: N = 100) gets no postponement: a semantic conflict is
+// retried at once up to N times, then the transaction is unresolved.
+// semantic_retries_v<CM> reads the property (0 = postpone, PR-STM's rule).
+//
+// Guarantees
+//  - Every transaction of the table ends committed exactly once or unresolved
+//    (audit() recounts both from the state words after the launch).
+//  - drain() never waits on another thread (it only backs off), so it needs no
+//    co-residency: launch it with progress::any.
+//  - Entries are read-only during a launch; each state word is written only by
+//    the thread that owns its block.
+//  - presort() is a stable sort of each block by descending priority() of the
+//    entries (CUB/Thrust on the GPU, std::stable_sort on the CPU): the paper's
+//    "pre-sorted" table, where a deposit (tag 1) precedes the withdrawals
+//    (tag 0) of the same thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stm/buffer.hpp"
+#include "stm/error.hpp"
+#include "stm/tx.hpp"
+
+namespace stm {
+
+/// What running one table entry came to (returned by the user's run functor).
+enum class tx_outcome : std::uint32_t {
+  committed,  ///< the transaction committed
+  semantic,   ///< the body declared a semantic conflict: postpone it
+  failed      ///< a final failure other than a semantic conflict (set overflow): unresolved
+};
+
+/// The outcome of the transaction `tx` has just ended (after TX_END).
+template <class Tx>
+STM_HD inline tx_outcome outcome_of(const Tx& tx) {
+  if (tx.committed()) return tx_outcome::committed;
+  return tx.status() == tx_status::semantic ? tx_outcome::semantic : tx_outcome::failed;
+}
+
+/// How drain() treats semantic conflicts.
+struct txtable_policy {
+  std::uint32_t max_postpones = 4096;        ///< semantic conflicts before a transaction is unresolved
+  std::uint32_t idle_backoff_max_ns = 32768; ///< cap of the back-off after a pass that committed nothing
+  std::uint32_t semantic_retries = 0;        ///< > 0: retry at once this often, never postpone (GPU-STM)
+};
+
+namespace detail {
+template <class CM, class = void>
+struct semantic_retries_of {
+  static constexpr std::uint32_t value = 0;
+};
+template <class CM>
+struct semantic_retries_of<CM, std::void_t<decltype(CM::semantic_retries)>> {
+  static constexpr std::uint32_t value = static_cast<std::uint32_t>(CM::semantic_retries);
+};
+}  // namespace detail
+
+/// Retries a manager gives a semantic conflict (0: postpone, PR-STM's rule).
+template <class CM>
+inline constexpr std::uint32_t semantic_retries_v = detail::semantic_retries_of<CM>::value;
+
+/// The policy for contention manager CM: its semantic_retries, the rest from `base`.
+template <class CM>
+inline txtable_policy policy_for(txtable_policy base = {}) {
+  base.semantic_retries = semantic_retries_v<CM>;
+  return base;
+}
+
+/// State word of an entry: bits 0-1 status, bits 2-31 semantic conflicts met.
+namespace txstate {
+inline constexpr std::uint32_t pending = 0, committed = 1, unresolved = 2;
+STM_HD inline constexpr std::uint32_t status(std::uint32_t w) { return w & 3u; }
+STM_HD inline constexpr std::uint32_t conflicts(std::uint32_t w) { return w >> 2; }
+STM_HD inline constexpr std::uint32_t make(std::uint32_t status, std::uint32_t conflicts) {
+  return (conflicts << 2) | status;
+}
+inline constexpr std::uint32_t max_conflicts = (1u << 30) - 1;
+}  // namespace txstate
+
+}  // namespace stm
+
+// The mechanics use the types above.
+#include "stm/detail/txtable_drain.hpp"
+#if defined(__CUDACC__)
+#include "stm/detail/txtable_sort.cuh"
+#endif
+
+namespace stm {
+
+/// Trivially copyable view of a table, passed by value into kernels.
+template <class Entry>
+struct txtable_ref {
+  const Entry* entries = nullptr;
+  std::uint32_t* state = nullptr;
+  std::uint32_t threads = 0;
+  std::uint32_t per_thread = 0;
+
+  /// Algorithm 3 for thread tid: run(entry) -> tx_outcome for every
+  /// unfinished entry of its block until none is pending. See the file comment.
+  template <class Run>
+  STM_HD void drain(std::uint32_t tid, Run&& run, const txtable_policy& p) const {
+    detail::drain_block(entries, state, std::uint64_t(tid) * per_thread, per_thread, run, p);
+  }
+};
+
+/// What a table's state words say after a launch (audit()).
+struct txtable_audit {
+  std::uint64_t committed = 0;               ///< entries committed
+  std::uint64_t unresolved = 0;              ///< entries given up (bound reached, or a final failure)
+  std::uint64_t pending = 0;                 ///< entries never finished (must be 0 after drain)
+  std::uint64_t committed_after_conflict = 0;///< committed entries that met a semantic conflict first
+  std::uint64_t conflicts = 0;               ///< semantic conflicts met, all entries together
+  long long value = 0;                       ///< sum of value(entry) over committed entries
+};
+
+/// Owner of a table on a backend (move-only).
+template <class Entry>
+class txtable {
+  static_assert(std::is_trivially_copyable_v<Entry>, "table entries are trivially copyable");
+
+ public:
+  /// threads >= 1 blocks of per_thread >= 1 entries, all state words pending.
+  txtable(backend where, std::uint32_t threads, std::uint32_t per_thread)
+      : entries_(where, checked(threads, per_thread)), state_(where, entries_.size()), audit_(where, 5ull * threads),
+        threads_(threads), per_thread_(per_thread) {}
+
+  backend where() const { return entries_.where(); }
+  std::uint32_t threads() const { return threads_; }
+  std::uint32_t per_thread() const { return per_thread_; }
+  std::size_t size() const { return entries_.size(); }
+  Entry* data() { return entries_.data(); }
+  const Entry* data() const { return entries_.data(); }
+  buffer<Entry>& entries() { return entries_; }
+
+  txtable_ref<Entry> ref() const { return {entries_.data(), state_.data(), threads_, per_thread_}; }
+
+  /// Every entry pending again (before a launch over a refilled table).
+  void reset() { state_.fill(0); }
+
+  std::vector<std::uint32_t> states() const { return state_.to_vector(); }
+
+  /// Stable sort of each block by descending Entry::priority() (0-255).
+  template <class Exec>
+  void presort() {
+    static_assert(Exec::where == backend::cpu || Exec::where == backend::gpu);
+    if constexpr (Exec::where == backend::gpu) {
+#if defined(__CUDACC__)
+      detail::presort_blocks_gpu(entries_.data(), entries_.size(), per_thread_);
+#endif
+    } else {
+      Entry* e = entries_.data();
+      for (std::size_t b = 0; b < threads_; ++b)
+        std::stable_sort(e + b * per_thread_, e + (b + 1) * per_thread_,
+                         [](const Entry& x, const Entry& y) { return x.priority() > y.priority(); });
+    }
+  }
+
+  /// Recount the state words (and sum value(entry), a trivially copyable STM_HD
+  /// functor returning long long, over the committed entries) on the backend.
+  template <class Exec, class Value>
+  txtable_audit audit(Value value) const {
+    const std::uint32_t n = threads_;
+    detail::audit_kernel<Entry, Value> k{ref_entries(), state_.data(), audit_.data(), n, per_thread_, value};
+    Exec::run(n, k);
+    const long long* a = audit_.data();
+    txtable_audit out;
+    out.committed = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 0ull * n, n));
+    out.unresolved = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 1ull * n, n));
+    out.committed_after_conflict = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 2ull * n, n));
+    out.conflicts = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 3ull * n, n));
+    out.value = Exec::template sum<long long, long long>(a + 4ull * n, n);
+    out.pending = static_cast<std::uint64_t>(size()) - out.committed - out.unresolved;
+    return out;
+  }
+
+ private:
+  const Entry* ref_entries() const { return entries_.data(); }
+  static std::size_t checked(std::uint32_t threads, std::uint32_t per_thread) {
+    if (threads == 0) throw usage_error("a transaction table needs at least one thread");
+    if (per_thread == 0) throw usage_error("a transaction table needs at least one transaction per thread");
+    return std::size_t(threads) * per_thread;
+  }
+
+  buffer<Entry> entries_;
+  buffer<std::uint32_t> state_;
+  mutable buffer<long long> audit_;  // per-thread partial counts of audit(): 5 arrays of `threads`
+  std::uint32_t threads_ = 0, per_thread_ = 0;
+};
+
+static_assert(std::is_trivially_copyable_v<txtable_ref<int>>);
+
+}  // namespace stm

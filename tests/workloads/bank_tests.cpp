@@ -1,0 +1,2 @@
+// CPU instances of the bank tests.
+#include "bank_tests.inc"

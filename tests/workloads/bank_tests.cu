@@ -1,0 +1,2 @@
+// GPU instances of the bank tests.
+#include "bank_tests.inc"

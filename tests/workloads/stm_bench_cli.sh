@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# stm_bench's bank workload from the command line: bad input fails with one
+# line on stderr and exit code 2 before any work; the headline command runs,
+# verifies and reports postponed-then-committed transactions.
+set -u
+bench="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad() {
+  "$bench" --backend cpu "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
+    echo "FAIL: stm_bench $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
+    cat "$tmp/err"
+    fail=1
+  else
+    echo "ok: stm_bench $* -> $(cat "$tmp/err")"
+  fi
+}
+
+bad --workload bank --semantic 150
+bad --workload bank --read-only -1
+bad --workload bank --accounts 0
+bad --workload bank --threads 0
+bad --workload no_such_workload
+bad --workload bank --cm no_such_manager
+bad --workload bank --max-postpones 0
+bad --workload bank --sweep threads=8,0          # a bad point: refused before the first point runs
+bad --workload bank --sweep semantic=0,150
+
+# The headline command (CPU backend, a small bank): verified, postponements reported.
+if ! "$bench" --workload bank --semantic 100 --backend cpu --accounts 4096 --threads 16 --tpt 32 --warmup 0 \
+    >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: the semantic 100 run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif ! grep -q "transactions postponed then committed" "$tmp/out"; then
+  echo "FAIL: the semantic 100 run does not report postponed transactions"; cat "$tmp/out"; fail=1
+else
+  echo "ok: $(grep 'postponed then committed' "$tmp/out")"
+fi
+
+# A sweep writes one JSON object per point.
+if ! "$bench" --workload bank --backend cpu --accounts 1024 --threads 8 --tpt 16 --warmup 0 -q \
+    --sweep semantic=0,100 --sweep presort=false,true >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: sweep failed"; cat "$tmp/err"; fail=1
+elif [ "$(grep -c '^{"workload": "bank"' "$tmp/out")" != 4 ]; then
+  echo "FAIL: sweep wrote $(wc -l <"$tmp/out") lines, expected 4 JSON objects"; cat "$tmp/out"; fail=1
+else
+  echo "ok: sweep wrote 4 JSON objects"
+fi
+exit $fail
