@@ -23,11 +23,21 @@
 // Progress: the highest-priority running transaction is only aborted by a
 // transaction that has committed or holds final locks (and finishes without
 // waiting), so the system as a whole always makes progress; no thread ever
-// waits on another, so lock-step warps cannot deadlock.
+// waits on a pre-lock, so lock-step warps cannot deadlock.
+//
+// Differences from the paper, both runtime knobs (cm::tuning) that are off by
+// default so that `prstm` is the paper's rule: an access that finds a final
+// lock may poll it a few times (its owner only writes back and releases), and
+// an aborted attempt may back off before retrying.
+//
+// Mechanics: for small sets the CASes of each step and the loads of the
+// validation are issued as one batch (independent, so in flight together);
+// only the entries whose first try failed go through the careful loop.
 #pragma once
 
 #include <cstdint>
 
+#include "cmp/contention_manager.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
@@ -36,73 +46,139 @@ namespace stm::cm {
 
 struct prstm {
   static constexpr const char* name = "prstm";
+  tuning tune{};
+
+  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
+
+  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
-    namespace lw = lock_word;
-    const std::uint32_t me = tx.tid;
-    // 1. tryPreLock
-    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
-      auto& e = tx.locks[k];
-      const auto word = tx.table.word(e.lock);
-      std::uint32_t cur = word.load(memory_order_relaxed);
-      for (;;) {
-        if (lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < me)) {
-          tx.release_unpublished();
-          tx.fail(abort_cause::prelock);
-          return false;
-        }
-        if (word.compare_exchange_weak(cur, lw::make_prelocked(e.version, me), memory_order_relaxed)) {
-          if (lw::is_prelocked(cur)) ++tx.counters.steals;
-          e.state = detail::lock_pre;
-          break;
-        }
-      }
-    }
+    if (!prelock_all(tx)) return false;
     platform::fence_seq_cst();  // (C) pre-locks before read validation; pairs with (C) of every other committer
-    // 2. validate the read set
-    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
-      auto& r = tx.reads[i];
-      const auto word = tx.table.word(r.lock);
-      std::uint32_t cur = word.load(memory_order_relaxed);
-      for (;;) {
-        bool ok = lw::version(cur) == r.version && !lw::is_locked(cur);
-        if (ok && lw::is_prelocked(cur) && lw::owner(cur) != me) {
-          if (lw::owner(cur) < me) {
-            ok = false;
-          } else if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version, me), memory_order_relaxed)) {
-            r.stolen = 1;
-            ++tx.counters.steals;
-          } else {
-            continue;  // the word changed under us: look again
-          }
-        }
-        if (ok) ok = detail::load_word(r.addr, r.size) == r.value;
-        if (!ok) {
-          tx.release_unpublished();
-          tx.fail(abort_cause::validation);
-          return false;
-        }
+    if (!validate_reads(tx)) return false;
+    return lock_all(tx);
+  }
+
+ private:
+  template <class Core>
+  STM_HD static bool fail(Core& tx, abort_cause c) {
+    tx.release_unpublished();
+    tx.fail(c);
+    return false;
+  }
+
+  // Step 1 for entry k, starting from the observed word `cur`.
+  template <class Core>
+  STM_HD static bool prelock_one(Core& tx, std::uint32_t k, std::uint32_t cur) {
+    namespace lw = lock_word;
+    auto& e = tx.locks[k];
+    const auto word = tx.table.word(e.lock);
+    for (;;) {
+      if (lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid))
+        return false;
+      if (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid) break;  // already ours
+      if (word.compare_exchange_weak(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
+        if (lw::is_prelocked(cur)) ++tx.counters.steals;
         break;
       }
     }
-    // 3. tryLock
-    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
-      auto& e = tx.locks[k];
-      std::uint32_t expect = lw::make_prelocked(e.version, me);
-      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, me),
-                                                         memory_order_relaxed)) {
-        tx.release_unpublished();
-        tx.fail(abort_cause::lock);
-        return false;
-      }
-      e.state = detail::lock_final;
+    e.state = detail::lock_pre;
+    return true;
+  }
+
+  template <class Core>
+  STM_HD static bool prelock_all(Core& tx) {
+    namespace lw = lock_word;
+    if constexpr (Core::unrolled) {
+      constexpr std::uint32_t W = Core::config::max_writes;
+      std::uint32_t seen[W] = {};
+      bool ok[W] = {};
+STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)  // the common case: every lock free at its version
+        if (k < tx.n_locks) {
+          auto& e = tx.locks[k];
+          seen[k] = lw::make_unlocked(e.version);
+          ok[k] = tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
+                                                                memory_order_relaxed);
+          if (ok[k]) e.state = detail::lock_pre;
+        }
+STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks && !ok[k] && !prelock_one(tx, k, seen[k])) return fail(tx, abort_cause::prelock);
+    } else {
+      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
+        if (!prelock_one(tx, k, tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
+          return fail(tx, abort_cause::prelock);
     }
     return true;
   }
 
-  /// The paper retries at once; the priority rule alone prevents livelock.
-  STM_HD void on_abort(std::uint32_t /*tid*/, std::uint32_t /*attempt*/, abort_cause /*cause*/) const {}
+  // Step 2 for read entry i, starting from the observed word `cur` and value.
+  template <class Core>
+  STM_HD static bool validate_one(Core& tx, std::uint32_t i, std::uint32_t cur, std::uint64_t value) {
+    namespace lw = lock_word;
+    auto& r = tx.reads[i];
+    const auto word = tx.table.word(r.lock);
+    for (;;) {
+      if (lw::version(cur) != r.version || lw::is_locked(cur) || value != r.value) return false;
+      if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid) return true;
+      if (lw::owner(cur) < tx.tid) return false;  // a higher priority will write it
+      if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version, tx.tid), memory_order_relaxed)) {
+        r.stolen = 1;  // its lower-priority writer now fails its final lock
+        ++tx.counters.steals;
+        return true;
+      }
+      value = detail::load_word(r.addr, r.size);  // the word moved: look at both again
+    }
+  }
+
+  template <class Core>
+  STM_HD static bool validate_reads(Core& tx) {
+    if constexpr (Core::unrolled) {
+      constexpr std::uint32_t R = Core::config::max_reads;
+      std::uint32_t w[R] = {};
+      std::uint64_t v[R] = {};
+STM_UNROLL
+      for (std::uint32_t i = 0; i < R; ++i)  // all loads in flight together
+        if (i < tx.n_reads) {
+          w[i] = tx.table.word(tx.reads[i].lock).load(memory_order_relaxed);
+          v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
+        }
+STM_UNROLL
+      for (std::uint32_t i = 0; i < R; ++i)
+        if (i < tx.n_reads && !validate_one(tx, i, w[i], v[i])) return fail(tx, abort_cause::validation);
+    } else {
+      for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
+        const auto& r = tx.reads[i];
+        if (!validate_one(tx, i, tx.table.word(r.lock).load(memory_order_relaxed), detail::load_word(r.addr, r.size)))
+          return fail(tx, abort_cause::validation);
+      }
+    }
+    return true;
+  }
+
+  template <class Core>
+  STM_HD static bool lock_all(Core& tx) {
+    namespace lw = lock_word;
+    bool all = true;
+    auto lock_one = [&tx](std::uint32_t k) {
+      auto& e = tx.locks[k];
+      std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+      const bool ok = tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                                    memory_order_relaxed);
+      if (ok) e.state = detail::lock_final;
+      return ok;
+    };
+    if constexpr (Core::unrolled) {
+STM_UNROLL
+      for (std::uint32_t k = 0; k < Core::config::max_writes; ++k)
+        if (k < tx.n_locks) all &= lock_one(k);
+    } else {
+      for (std::uint32_t k = 0; k < tx.n_locks && all; ++k) all = lock_one(k);
+    }
+    return all ? true : fail(tx, abort_cause::lock);  // a pre-lock was stolen by a higher priority
+  }
 };
 
 }  // namespace stm::cm

@@ -4,13 +4,20 @@
 
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
+#include <thrust/functional.h>
 #include <thrust/reduce.h>
+#include <thrust/transform_reduce.h>
 
 #include "stm/backend.hpp"
 #include "stm/launch.hpp"
 
 namespace stm {
 namespace detail {
+template <class T, class Acc>
+struct widen {
+  __host__ __device__ Acc operator()(const T& v) const { return static_cast<Acc>(v); }
+};
+
 template <class F>
 __global__ void for_each_thread_kernel(std::uint32_t n, F f) {
   const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -62,9 +69,10 @@ struct gpu_exec {
   static constexpr backend where = backend::gpu;
   template <class F>
   static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_gpu(n, f, p); }
-  template <class T>
-  static T sum(const T* data, std::size_t n) {
-    return thrust::reduce(thrust::device, data, data + n, T{});
+  template <class T, class Acc = T>
+  static Acc sum(const T* data, std::size_t n) {
+    return thrust::transform_reduce(thrust::device, data, data + n, detail::widen<T, Acc>{}, Acc{},
+                                    thrust::plus<Acc>{});
   }
 };
 

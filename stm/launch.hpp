@@ -88,11 +88,11 @@ struct cpu_exec {
   /// Run f(tid) for tid in [0, n); returns seconds.
   template <class F>
   static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_cpu(n, f, p); }
-  /// Sum of n elements of a buffer of this backend.
-  template <class T>
-  static T sum(const T* data, std::size_t n) {
-    T s{};
-    for (std::size_t i = 0; i < n; ++i) s += data[i];
+  /// Sum of n elements of a buffer of this backend, accumulated in Acc.
+  template <class T, class Acc = T>
+  static Acc sum(const T* data, std::size_t n) {
+    Acc s{};
+    for (std::size_t i = 0; i < n; ++i) s += static_cast<Acc>(data[i]);
     return s;
   }
 };

@@ -27,6 +27,15 @@
 #define STM_DEVICE
 #endif
 
+/// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
+#if defined(__CUDACC__) || defined(__clang__)
+#define STM_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define STM_UNROLL _Pragma("GCC unroll 16")
+#else
+#define STM_UNROLL
+#endif
+
 #if defined(__CUDA_ARCH__)
 #define STM_ON_DEVICE 1
 #else

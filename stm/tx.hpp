@@ -56,11 +56,11 @@ class transaction {
   /// Read *addr. On a conflict the attempt is aborted and T{} returned
   /// (TX_READ leaves the body instead).
   template <class T>
-  STM_HD T read(const T* addr) { return core_.read(addr); }
+  STM_HD T read(const T* addr) { return core_.read(addr, cm_); }
 
   /// Buffer *addr = value until commit.
   template <class T>
-  STM_HD void write(T* addr, const T& value) { core_.write(addr, value); }
+  STM_HD void write(T* addr, const T& value) { core_.write(addr, value, cm_); }
 
   /// The body cannot proceed for a reason of the application (e.g. no funds).
   /// The transaction ends with status semantic and is not retried.

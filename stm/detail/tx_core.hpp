@@ -116,6 +116,7 @@ inline constexpr std::uint8_t lock_none = 0, lock_pre = 1, lock_final = 2;
 /// protocol reads the sets and takes the locks); users see stm::transaction.
 template <class Config>
 struct tx_core {
+  using config = Config;
   lock_table_ref table;
   std::uint32_t tid = 0;       // logical thread id = priority (lower wins)
   tx_status status = tx_status::active;
@@ -145,25 +146,41 @@ struct tx_core {
     return !check_value || load_word(r.addr, r.size) == r.value;
   }
 
-  template <class T>
-  STM_HD T read(const T* addr) {
+  /// Small sets are scanned with fully unrolled loops, so that the loads of
+  /// independent entries are in flight together.
+  static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
+
+  template <class T, class CM>
+  STM_HD T read(const T* addr, const CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return T{};
     for (std::uint32_t i = n_writes; i-- > 0;)  // read own write (newest first)
       if (writes[i].addr == addr) return from_bits<T>(writes[i].value);
     const std::uint32_t li = table.index_of(addr);
     const auto lw = table.word(li);
-    const std::uint32_t w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
-    if (lock_word::is_locked(w1)) {
-      fail(abort_cause::read_locked);
-      return T{};
-    }
-    const std::uint64_t bits = load_word(addr, sizeof(T));
-    platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
-    const std::uint32_t w2 = lw.load(memory_order_relaxed);
-    if (lock_word::is_locked(w2) || lock_word::version(w2) != lock_word::version(w1)) {
-      fail(abort_cause::read_locked);
-      return T{};
+    std::uint32_t w1;
+    std::uint64_t bits;
+    for (std::uint32_t polls = 0;; ++polls) {
+      if constexpr (Config::opaque) {
+        w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
+        bits = load_word(addr, sizeof(T));
+        platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
+        const std::uint32_t w2 = lw.load(memory_order_relaxed);
+        if (!lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
+            lock_word::version(w1) == lock_word::version(w2))
+          break;
+      } else {
+        // Validated at commit by version AND value, so a torn (value, version)
+        // pair is caught there: the two loads need no order and go out together.
+        w1 = lw.load(memory_order_relaxed);
+        bits = load_word(addr, sizeof(T));
+        if (!lock_word::is_locked(w1)) break;
+      }
+      if (!cm.wait_on_locked(polls)) {
+        fail(abort_cause::read_locked);
+        return T{};
+      }
+      platform::backoff_ns(64);
     }
     if (n_reads == Config::max_reads) {
       fail(abort_cause::capacity);
@@ -182,8 +199,8 @@ struct tx_core {
     return from_bits<T>(bits);
   }
 
-  template <class T>
-  STM_HD void write(T* addr, const T& value) {
+  template <class T, class CM>
+  STM_HD void write(T* addr, const T& value, const CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return;
     const std::uint64_t bits = to_bits(value);
@@ -192,20 +209,40 @@ struct tx_core {
         writes[i].value = bits;
         return;
       }
-    const std::uint32_t li = table.index_of(addr);
-    const std::uint32_t w = table.word(li).load(memory_order_relaxed);
-    if (lock_word::is_locked(w)) {
-      fail(abort_cause::read_locked);
-      return;
-    }
     if (n_writes == Config::max_writes) {
       fail(abort_cause::capacity);
       return;
     }
+    // A location read before keeps the lock and version of that read (the
+    // common read-modify-write costs no second look at the lock word).
+    std::uint32_t li = 0, version = 0;
+    bool known = false;
+    for (std::uint32_t i = n_reads; i-- > 0;)
+      if (reads[i].addr == addr) {
+        li = reads[i].lock;
+        version = reads[i].version;
+        known = true;
+        break;
+      }
+    if (!known) {
+      li = table.index_of(addr);
+      for (std::uint32_t polls = 0;; ++polls) {
+        const std::uint32_t w = table.word(li).load(memory_order_relaxed);
+        if (!lock_word::is_locked(w)) {
+          version = lock_word::version(w);
+          break;
+        }
+        if (!cm.wait_on_locked(polls)) {
+          fail(abort_cause::read_locked);
+          return;
+        }
+        platform::backoff_ns(64);
+      }
+    }
     writes[n_writes++] = write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))};
     for (std::uint32_t k = 0; k < n_locks; ++k)
       if (locks[k].lock == li) return;
-    locks[n_locks++] = lock_entry{li, static_cast<std::uint16_t>(lock_word::version(w)), lock_none};
+    locks[n_locks++] = lock_entry{li, static_cast<std::uint16_t>(version), lock_none};
   }
 
   /// Read-only commit: every read still current (with opacity, the last read

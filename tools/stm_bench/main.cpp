@@ -27,7 +27,7 @@ void print_table(const std::vector<bench::result>& rs, std::ostream& os) {
   // wide object fields (aborts by cause) go below the table
   std::vector<std::string> cols;
   for (const auto& k : keys)
-    if (k != "device") cols.push_back(k);
+    if (k != "device" && k != "command") cols.push_back(k);
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rs) {
     std::vector<std::string> row;
@@ -52,7 +52,11 @@ void print_table(const std::vector<bench::result>& rs, std::ostream& os) {
   };
   line(cols);
   for (const auto& row : cells) line(row);
-  if (!rs.empty()) os << "device: " << rs.front().text("device") << "\n";
+  if (!rs.empty()) {
+    std::string dev = rs.front().text("device");
+    if (dev.size() >= 2 && dev.front() == '"') dev = dev.substr(1, dev.size() - 2);
+    os << "device: " << dev << "\n";
+  }
   for (const auto& r : rs)
     if (!r.verify_message.empty()) os << (r.verified ? "verified: " : "VERIFICATION FAILED: ") << r.verify_message << "\n";
 }
@@ -238,6 +242,19 @@ int main(int argc, char** argv) {
     std::cerr << "stm_bench: error: " << e.what() << "\n";
     return 3;
   }
+
+  // Every result carries the command that reproduces it.
+  std::string command = "stm_bench";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out" || a == "--format") {
+      ++i;  // where a result is written is not part of what was measured
+      continue;
+    }
+    command += " " + a;
+  }
+  for (auto& rs : runs)
+    for (auto& r : rs) r.str("command", command);
 
   // Median by throughput, per result position (one position per impl/cm).
   std::vector<bench::result> report;

@@ -1,0 +1,213 @@
+// containers/list/detail/node_pool.hpp - the node pool every list variant of
+// this folder shares: packed node words, allocation from a free ring, and
+// quiescent-state reclamation of unlinked nodes.
+//
+// A node is ONE 64-bit word, so one load gives a traversal both the key and
+// the successor, and one CAS changes the successor only if the key, the flag
+// and the mark are what the caller saw:
+//
+//   bit 63..32  key (value)          immutable while the node is allocated
+//   bit 31..2   next: index of the successor node (30 bits: 2^30 nodes)
+//   bit 1       flag: the node is a bucket sentinel (sorted set) or its
+//               insertion is pending (indexed sequence); never changes on a
+//               live node except as documented by the variant
+//   bit 0       mark: the node is logically deleted; its next is frozen
+//
+// Index 0 is the head sentinel, index 1 the tail sentinel.
+//
+// Reclamation (quiescent state): a node unlinked during a launch is pushed to
+// the retired list by the one thread whose CAS unlinked it; only the host's
+// reclaim(), called between launches when no traversal can hold any node,
+// moves retired nodes to the free ring. So a node is never handed out while a
+// traversal of the same launch can still reach or hold it.
+//
+// Allocation: one fetch_add on a 64-bit cursor over the free ring; the ring's
+// tail only moves in reclaim(). A cursor at or past the tail means the pool is
+// exhausted for this launch: the operation reports it as a status.
+//
+// Synchronization table (every order used on these words):
+//   node-word loads           acquire   pairs with the release part of the CAS
+//                                       that linked the node (its initialized
+//                                       word is seen before its index is used)
+//   link CAS (insert)         acq_rel   release: publishes the new node's word
+//   mark / unlink CAS         acq_rel   orders the frozen next before unlinking
+//   cursor / retired counters relaxed   only indices; the slots they index are
+//                                       host-written before the launch (ring)
+//                                       or read by the host after it (retired)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stm/buffer.hpp"
+#include "stm/error.hpp"
+#include "stm/platform.hpp"
+
+namespace stm::list {
+
+/// Result of an update on a list.
+enum class op_status : std::uint32_t {
+  ok = 0,          ///< inserted / removed
+  exists,          ///< insert: the key (value) is already present
+  not_found,       ///< remove: the key is absent; insert_after: the target is absent
+  pool_exhausted,  ///< insert: no free node left until the next reclaim()
+  capacity,        ///< transactional list: the read or write set overflowed
+};
+
+inline const char* to_string(op_status s) {
+  switch (s) {
+    case op_status::ok: return "ok";
+    case op_status::exists: return "exists";
+    case op_status::not_found: return "not_found";
+    case op_status::pool_exhausted: return "pool_exhausted";
+    case op_status::capacity: return "capacity";
+  }
+  return "unknown";
+}
+
+namespace node {
+using word_t = std::uint64_t;
+inline constexpr std::uint32_t head = 0, tail = 1;
+inline constexpr std::uint32_t max_index = (1u << 30) - 1;
+STM_HD inline constexpr word_t make(std::uint32_t key, std::uint32_t next, bool flag = false, bool mark = false) {
+  return (word_t(key) << 32) | (word_t(next) << 2) | (word_t(flag) << 1) | word_t(mark);
+}
+STM_HD inline constexpr std::uint32_t key(word_t w) { return static_cast<std::uint32_t>(w >> 32); }
+STM_HD inline constexpr std::uint32_t next(word_t w) { return static_cast<std::uint32_t>(w >> 2) & max_index; }
+STM_HD inline constexpr bool flag(word_t w) { return (w >> 1) & 1u; }
+STM_HD inline constexpr bool marked(word_t w) { return w & 1u; }
+STM_HD inline constexpr word_t with_next(word_t w, std::uint32_t n) {
+  return (w & ~(word_t(max_index) << 2)) | (word_t(n) << 2);
+}
+STM_HD inline constexpr word_t with_mark(word_t w) { return w | 1u; }
+STM_HD inline constexpr word_t without_flag(word_t w) { return w & ~word_t(2); }
+}  // namespace node
+
+namespace detail {
+
+/// Control words of a pool (one 64-bit slot each).
+inline constexpr std::uint32_t ctl_cursor = 0;   // next free-ring position to hand out
+inline constexpr std::uint32_t ctl_tail = 1;     // free-ring positions below this hold free nodes
+inline constexpr std::uint32_t ctl_retired = 2;  // nodes in the retired list
+inline constexpr std::uint32_t ctl_slots = 4;
+
+/// Trivially copyable view of a node pool.
+struct pool_ref {
+  node::word_t* words = nullptr;   // all nodes, sentinels first
+  std::uint32_t* ring = nullptr;   // free ring: ring_size node indices
+  std::uint32_t* retired = nullptr;
+  std::uint64_t* ctl = nullptr;
+  std::uint32_t ring_size = 0;     // user nodes
+  std::uint32_t first = 2;         // index of the first user node
+
+  STM_HD atomic_ref<node::word_t> at(std::uint32_t i) const { return atomic_ref<node::word_t>(words[i]); }
+  STM_HD node::word_t load(std::uint32_t i) const {
+    return at(i).load(memory_order_acquire);  // pairs with the release of the CAS that linked node i
+  }
+  STM_HD bool cas(std::uint32_t i, node::word_t expect, node::word_t desired) const {
+    return at(i).compare_exchange_strong(expect, desired, memory_order_acq_rel, memory_order_relaxed);  // see table
+  }
+  /// A free node, or node::head (0) when the pool is exhausted until reclaim().
+  STM_HD std::uint32_t allocate() const {
+    const std::uint64_t tail = atomic_ref<std::uint64_t>(ctl[ctl_tail]).load(memory_order_relaxed);  // fixed during a launch
+    const std::uint64_t pos = atomic_ref<std::uint64_t>(ctl[ctl_cursor]).fetch_add(1, memory_order_relaxed);
+    if (pos >= tail) return node::head;
+    return ring[pos % ring_size];  // written by the host before the launch
+  }
+  /// Hand node i (unlinked by this thread's CAS, or never published) to the
+  /// next reclaim().
+  STM_HD void retire(std::uint32_t i) const {
+    const std::uint64_t slot = atomic_ref<std::uint64_t>(ctl[ctl_retired]).fetch_add(1, memory_order_relaxed);
+    retired[slot] = i;  // read by the host after the launch (kernel end orders it)
+  }
+};
+static_assert(std::is_trivially_copyable_v<pool_ref>);
+
+/// Owner of a node pool: `sentinels` fixed nodes (head and tail included),
+/// then `capacity` user nodes, all free.
+class node_pool {
+ public:
+  node_pool(backend where, std::uint32_t sentinels, std::uint64_t capacity)
+      : words_(where, checked(sentinels, capacity)), ring_(where, capacity), retired_(where, capacity),
+        ctl_(where, ctl_slots) {
+    ref_.words = words_.data();
+    ref_.ring = ring_.data();
+    ref_.retired = retired_.data();
+    ref_.ctl = ctl_.data();
+    ref_.ring_size = static_cast<std::uint32_t>(capacity);
+    ref_.first = sentinels;
+    reset();
+  }
+
+  pool_ref ref() const { return ref_; }
+  std::uint32_t capacity() const { return ref_.ring_size; }
+  std::uint32_t sentinels() const { return ref_.first; }
+  backend where() const { return words_.where(); }
+
+  /// Every user node free; the caller rewrites the sentinel words.
+  void reset() {
+    std::vector<std::uint32_t> ids(ref_.ring_size);
+    for (std::uint32_t i = 0; i < ref_.ring_size; ++i) ids[i] = ref_.first + i;
+    if (!ids.empty()) ring_.upload(ids);
+    ctl_.upload(std::vector<std::uint64_t>{0, ref_.ring_size, 0, 0});
+  }
+
+  /// Right after reset(): mark the first n user nodes (indices first ..
+  /// first + n - 1) as taken, for contents the host wrote itself.
+  void skip(std::uint64_t n) {
+    auto c = ctl_.to_vector();
+    c[ctl_cursor] = n;
+    ctl_.upload(c);
+  }
+
+  /// Quiescent point: no kernel or thread of this pool's list may be running.
+  /// Moves every retired node to the free ring. Returns how many.
+  std::uint64_t reclaim() {
+    auto c = ctl_.to_vector();
+    const std::uint64_t n = c[ctl_retired];
+    if (c[ctl_cursor] > c[ctl_tail]) c[ctl_cursor] = c[ctl_tail];  // failed allocations overshoot
+    if (n > 0) {
+      std::vector<std::uint32_t> ids(n);
+      retired_.download(ids.data(), n);
+      auto ring = ring_.to_vector();
+      for (std::uint64_t j = 0; j < n; ++j) ring[(c[ctl_tail] + j) % ref_.ring_size] = ids[j];
+      ring_.upload(ring);
+    }
+    c[ctl_tail] += n;
+    c[ctl_retired] = 0;
+    ctl_.upload(c);
+    return n;
+  }
+
+  /// Free nodes, in the order they will be handed out (after reclaim()).
+  std::vector<std::uint32_t> free_nodes() const {
+    const auto c = ctl_.to_vector();
+    const auto ring = ring_.to_vector();
+    std::vector<std::uint32_t> out;
+    for (std::uint64_t p = std::min(c[ctl_cursor], c[ctl_tail]); p < c[ctl_tail]; ++p) out.push_back(ring[p % ref_.ring_size]);
+    return out;
+  }
+  std::uint64_t retired_count() const { return ctl_.to_vector()[ctl_retired]; }
+  std::vector<node::word_t> words() const { return words_.to_vector(); }
+  void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
+
+ private:
+  static std::size_t checked(std::uint32_t sentinels, std::uint64_t capacity) {
+    if (capacity == 0) throw usage_error("a list needs a pool of at least one node");
+    if (capacity + sentinels > node::max_index)
+      throw usage_error("a list pool holds at most " + std::to_string(node::max_index - sentinels) + " nodes, asked for " +
+                        std::to_string(capacity));
+    return static_cast<std::size_t>(capacity + sentinels);
+  }
+  buffer<node::word_t> words_;
+  buffer<std::uint32_t> ring_;
+  buffer<std::uint32_t> retired_;
+  buffer<std::uint64_t> ctl_;
+  pool_ref ref_{};
+};
+
+}  // namespace detail
+}  // namespace stm::list

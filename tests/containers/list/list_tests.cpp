@@ -1,0 +1,2 @@
+// CPU instances of the list tests.
+#include "list_tests.inc"

@@ -1,0 +1,2 @@
+// GPU instances of the list tests.
+#include "list_tests.inc"

@@ -1,0 +1,13 @@
+# Bank workload (foundation issue): the anchor configurations of shared PR-STM
+# figures, 2,621,440 and 4,096 accounts, at the paper's 6,720 threads and at
+# full occupancy. Timed mode: each figure is the median of 5 one-second runs.
+rep=5; secs=1
+[ "$QUICK" = 1 ] && rep=1 && secs=0.2
+for acc in 2621440 4096; do
+  for thr in 6720 full; do
+    tpt=64; [ "$thr" = 6720 ] && tpt=1000
+    "$BENCH" --workload bank --backend gpu --accounts $acc --threads $thr --tpt $tpt --seconds $secs \
+      --repeat $rep --warmup 1 --format json --out "$RESULTS/bank.jsonl" -q \
+      || echo "FAILED: bank accounts=$acc threads=$thr" >&2
+  done
+done

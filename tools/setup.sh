@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tools/setup.sh - install what building and testing prstm needs, if missing:
+# CMake, Ninja, a C++17 compiler, GoogleTest and CLI11 from the system package
+# manager (Debian/Ubuntu names below), and libcu++ when no CUDA toolkit is
+# present. The CUDA toolkit itself (nvcc) is optional: without it only the CPU
+# backend builds.
+set -euo pipefail
+
+need=()
+have_header() { echo "#include <$1>" | ${CXX:-c++} -x c++ -std=c++17 -fsyntax-only $2 - >/dev/null 2>&1; }
+
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v c++ >/dev/null 2>&1 || need+=(g++)
+if command -v c++ >/dev/null 2>&1; then
+  have_header gtest/gtest.h "" || need+=(libgtest-dev)
+  have_header CLI/CLI.hpp "" || need+=(libcli11-dev)
+  cuda_inc=""
+  for d in /usr/local/cuda/include/cccl /usr/local/cuda/include; do [ -e "$d/cuda/atomic" ] && cuda_inc="-I$d" && break; done
+  have_header cuda/atomic "$cuda_inc" || need+=(libcu++-dev)
+else
+  need+=(libgtest-dev libcli11-dev)
+fi
+
+if [ ${#need[@]} -eq 0 ]; then
+  echo "setup: all build dependencies present"
+  exit 0
+fi
+
+echo "setup: installing ${need[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; else
+    echo "setup: missing packages: ${need[*]}; run as root or install them with: apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=""
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: no apt-get on this machine; install these packages with your package manager: ${need[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"

@@ -1,0 +1,13 @@
+// GPU side of stm_bench's bank workload.
+#include "bank.hpp"
+#include "bench.hpp"
+#include "cmp/registry.hpp"
+#include "stm/launch.cuh"
+
+namespace bench_bank {
+workloads::bank::outcome run_gpu(const workloads::bank::config& c, const std::string& cm) {
+  return stm::cm::dispatch(cm, [&](auto m) {
+    return workloads::bank::run<stm::gpu_exec, decltype(m)>(c, [](double f) { bench::progress("bank", f); });
+  });
+}
+}  // namespace bench_bank
