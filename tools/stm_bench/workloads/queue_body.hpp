@@ -127,11 +127,13 @@ template <class CM>
 struct tx_op {
   stm::tx_queue_ref<std::uint64_t> q;
   bool strict;
-  std::uint64_t* commits;  // per tid % 1024
-  std::uint64_t* aborts;
+  std::uint64_t* commits;  // [tid % 1024]
+  std::uint64_t* aborts;   // [cause * 1024 + tid % 1024]
   STM_HD void count(std::uint32_t tid, const stm::tx_counters& c) const {
     stm::atomic_ref<std::uint64_t>(commits[tid % 1024]).fetch_add(c.commits, stm::memory_order_relaxed);
-    stm::atomic_ref<std::uint64_t>(aborts[tid % 1024]).fetch_add(c.total_aborts(), stm::memory_order_relaxed);
+    for (std::uint32_t a = 0; a < stm::num_abort_causes; ++a)
+      if (c.aborts[a])
+        stm::atomic_ref<std::uint64_t>(aborts[a * 1024 + tid % 1024]).fetch_add(c.aborts[a], stm::memory_order_relaxed);
   }
   STM_HD bool enqueue(std::uint32_t tid, std::uint64_t v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
@@ -163,7 +165,8 @@ result run_one(const options& o, const plan& p) {
   const std::uint64_t n_pairs = pairs(p);
   stm::buffer<std::uint64_t> rows(Exec::where, static_cast<std::size_t>(n_pairs));
   stm::buffer<std::uint32_t> failures(Exec::where, 1);
-  stm::buffer<std::uint64_t> retries(Exec::where, 1024), commits(Exec::where, 1024), aborts(Exec::where, 1024);
+  stm::buffer<std::uint64_t> retries(Exec::where, 1024), commits(Exec::where, 1024),
+      aborts(Exec::where, 1024 * stm::num_abort_causes);
   double seconds = 0;
   const bool strict = !p.prodcons && p.capacity >= p.threads;
   // Blocking calls and retries on busy/full/empty wait for other threads:
@@ -189,7 +192,7 @@ result run_one(const options& o, const plan& p) {
   }
   result r = base_result(o, p.impl, p.threads);
   r.str("mode", p.prodcons ? "prodcons" : "matched");
-  if (p.impl == "tx") r.str("cm", p.cm);
+  if (p.impl == "tx") r.str("tx_cm", p.cm);
   r.integer("capacity", static_cast<std::int64_t>(p.capacity));
   r.integer("producers", producers(p));
   r.integer("consumers", consumers(p));
@@ -200,8 +203,17 @@ result run_one(const options& o, const plan& p) {
   r.num("op_throughput", seconds > 0 ? 2.0 * double(n_pairs) / seconds : 0.0);
   r.integer("retries", static_cast<std::int64_t>(Exec::template sum<std::uint64_t>(retries.data(), 1024)));
   if (p.impl == "tx") {
-    r.integer("commits", static_cast<std::int64_t>(Exec::template sum<std::uint64_t>(commits.data(), 1024)));
-    r.integer("aborts", static_cast<std::int64_t>(Exec::template sum<std::uint64_t>(aborts.data(), 1024)));
+    const std::uint64_t n_commits = Exec::template sum<std::uint64_t>(commits.data(), 1024);
+    std::uint64_t n_aborts = 0;
+    std::vector<std::pair<std::string, double>> by_cause;
+    for (std::uint32_t a = 0; a < stm::num_abort_causes; ++a) {
+      const std::uint64_t v = Exec::template sum<std::uint64_t>(aborts.data() + a * 1024, 1024);
+      n_aborts += v;
+      by_cause.emplace_back(stm::to_string(static_cast<stm::abort_cause>(a)), double(v));
+    }
+    r.integer("commits", static_cast<std::int64_t>(n_commits));
+    r.object("aborts", by_cause);
+    r.num("abort_rate", n_commits + n_aborts ? double(n_aborts) / double(n_commits + n_aborts) : 0.0);
   }
   const std::uint32_t failed = failures.to_vector()[0];
   std::string why;

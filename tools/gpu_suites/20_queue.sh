@@ -27,7 +27,7 @@ else
     # The blocking ticket queue: 64 pairs per thread (per consumer in prodcons).
     for t in $queue_sweep; do
       "$BENCH" --workload queue --backend gpu --impl ticket --mode $mode --threads $t $queue_rep \
-        --format json --out "$queue_out" >/dev/null ||
+        --format json --out "$queue_out" -q >/dev/null ||
         echo "FAILED: queue ticket $mode threads=$t" >&2
     done
     # Every call of these must win a CAS on one hot word (a million ops/s at
@@ -41,7 +41,7 @@ else
         # of full occupancy.
         if [ "$impl" = tx ] && [ "$mode" = prodcons ] && [ "$t" = full ]; then tt=$((queue_full / 2)); fi
         timeout 120 "$BENCH" --workload queue --backend gpu --impl $impl --mode $mode --threads $tt $queue_rep \
-          --format json --out "$queue_out" >/dev/null ||
+          --format json --out "$queue_out" -q >/dev/null ||
           echo "FAILED: queue $impl $mode threads=$tt" >&2
       done
     done
