@@ -42,8 +42,10 @@ inline std::uint64_t pairs(const plan& p) { return std::uint64_t(consumers(p)) *
 template <class Exec, class Op>
 double run_loop(const plan& p, Op op, std::uint64_t* rows, std::uint32_t* failures, std::uint64_t* retries,
                 stm::progress prog = stm::progress::all_resident) {
-  const std::uint32_t k = p.per_thread;
+  const std::uint32_t k = p.per_thread, nc = consumers(p);
   const bool pc = p.prodcons;
+  // rows is column-major (item j of every consumer side by side), so that a
+  // warp's records are one coalesced store; the host transposes it.
   return Exec::run(
       p.threads,
       [=] STM_HD(std::uint32_t tid) {
@@ -54,7 +56,7 @@ double run_loop(const plan& p, Op op, std::uint64_t* rows, std::uint32_t* failur
             std::uint64_t got = 0;
             fails += !op.enqueue(tid, (std::uint64_t(tid) << 32) | j, again);
             fails += !op.dequeue(tid, got, again);
-            rows[std::size_t(tid) * k + j] = got;
+            rows[std::size_t(j) * nc + tid] = got;
           }
         } else if (tid % 4 == 0) {
           for (std::uint32_t j = 0; j < 3 * k; ++j) fails += !op.enqueue(tid, (std::uint64_t(tid / 4) << 32) | j, again);
@@ -63,7 +65,7 @@ double run_loop(const plan& p, Op op, std::uint64_t* rows, std::uint32_t* failur
           for (std::uint32_t j = 0; j < k; ++j) {
             std::uint64_t got = 0;
             fails += !op.dequeue(tid, got, again);
-            rows[std::size_t(c) * k + j] = got;
+            rows[std::size_t(j) * nc + c] = got;
           }
         }
         if (fails) stm::atomic_ref<std::uint32_t>(*failures).fetch_add(fails, stm::memory_order_relaxed);
@@ -159,6 +161,15 @@ struct tx_op {
   }
 };
 
+/// Column-major records (item j of consumer c at j * consumers + c) to rows.
+inline std::vector<std::uint64_t> row_major(const std::vector<std::uint64_t>& cols, std::uint64_t consumers,
+                                            std::uint64_t per_consumer) {
+  std::vector<std::uint64_t> rows(cols.size());
+  for (std::uint64_t j = 0; j < per_consumer; ++j)
+    for (std::uint64_t c = 0; c < consumers; ++c) rows[c * per_consumer + j] = cols[j * consumers + c];
+  return rows;
+}
+
 /// Run one implementation once and verify it.
 template <class Exec>
 result run_one(const options& o, const plan& p) {
@@ -221,8 +232,8 @@ result run_one(const options& o, const plan& p) {
     why = std::to_string(failed) + " calls failed for good (closed, or full/empty in a matched run, which a "
           "linearizable queue never reports there)";
   else
-    why = stm::detail::check_fifo_run(rows.to_vector(), consumers(p), p.per_thread, producers(p),
-                                      p.prodcons ? 3ull * p.per_thread : p.per_thread);
+    why = stm::detail::check_fifo_run(row_major(rows.to_vector(), consumers(p), p.per_thread), consumers(p),
+                                      p.per_thread, producers(p), p.prodcons ? 3ull * p.per_thread : p.per_thread);
   r.verified = why.empty();
   r.verify_message = r.verified ? p.impl + ": " + std::to_string(n_pairs) +
                                       " items each dequeued exactly once, per-producer FIFO order held"
