@@ -169,12 +169,15 @@ class ticket_queue {
     c.id_mask = static_cast<std::uint32_t>((std::uint64_t(2) << (32 - c.shift)) - 1);  // MAX_ID - 1
     c.backoff_min_ns = backoff.min_ns;
     c.backoff_max_ns = backoff.max_ns;
-    // Slot s first serves the smallest ticket >= first_ticket that maps to it.
-    std::vector<std::uint32_t> ids(static_cast<std::size_t>(capacity));
-    for (std::uint32_t s = 0; s < ids.size(); ++s) ids[s] = c.get_id(first_ticket + ((s - first_ticket) & c.mask));
-    ids_.upload(ids);
-    counters_.upload(&first_ticket, 1, detail::ticket_head_at);
-    counters_.upload(&first_ticket, 1, detail::ticket_tail_at);
+    // Slot s first serves the smallest ticket >= first_ticket that maps to it
+    // (from ticket 0 that is lap 0, id 0: the zero-filled buffer already).
+    if (first_ticket != 0) {
+      std::vector<std::uint32_t> ids(static_cast<std::size_t>(capacity));
+      for (std::uint32_t s = 0; s < ids.size(); ++s) ids[s] = c.get_id(first_ticket + ((s - first_ticket) & c.mask));
+      ids_.upload(ids);
+      counters_.upload(&first_ticket, 1, detail::ticket_head_at);
+      counters_.upload(&first_ticket, 1, detail::ticket_tail_at);
+    }
   }
 
   ticket_queue(ticket_queue&&) noexcept = default;
