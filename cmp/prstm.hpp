@@ -94,7 +94,7 @@ struct prstm {
       constexpr std::uint32_t W = Core::config::max_writes;
       std::uint32_t seen[W] = {};
       bool ok[W] = {};
-STM_UNROLL
+      STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)  // the common case: every lock free at its version
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
@@ -103,7 +103,7 @@ STM_UNROLL
                                                                 memory_order_relaxed);
           if (ok[k]) e.state = detail::lock_pre;
         }
-STM_UNROLL
+      STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks && !ok[k] && !prelock_one(tx, k, seen[k])) return fail(tx, abort_cause::prelock);
     } else {
@@ -139,13 +139,13 @@ STM_UNROLL
       constexpr std::uint32_t R = Core::config::max_reads;
       std::uint32_t w[R] = {};
       std::uint64_t v[R] = {};
-STM_UNROLL
+      STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)  // all loads in flight together
         if (i < tx.n_reads) {
           w[i] = tx.table.word(tx.reads[i].lock).load(memory_order_relaxed);
           v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
         }
-STM_UNROLL
+      STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
         if (i < tx.n_reads && !validate_one(tx, i, w[i], v[i])) return fail(tx, abort_cause::validation);
     } else {
@@ -171,7 +171,7 @@ STM_UNROLL
       return ok;
     };
     if constexpr (Core::unrolled) {
-STM_UNROLL
+      STM_UNROLL
       for (std::uint32_t k = 0; k < Core::config::max_writes; ++k)
         if (k < tx.n_locks) all &= lock_one(k);
     } else {

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "cmp/contention_manager.hpp"
 #include "cmp/prstm.hpp"
 #include "stm/error.hpp"
 
@@ -17,10 +18,17 @@ namespace stm::cm {
 /// Names users type, in the order --help lists them.
 inline const char* const known_names = "prstm";
 
+/// Call f(cm) with the manager named `name`, built with the given tuning.
+template <class F>
+decltype(auto) dispatch(const std::string& name, const tuning& t, F&& f) {
+  if (name == prstm::name) return std::forward<F>(f)(prstm{t});
+  throw usage_error("unknown contention manager '" + name + "' (known: " + known_names + ")");
+}
+
+/// Same, with every tuning knob off.
 template <class F>
 decltype(auto) dispatch(const std::string& name, F&& f) {
-  if (name == prstm::name) return std::forward<F>(f)(prstm{});
-  throw usage_error("unknown contention manager '" + name + "' (known: " + known_names + ")");
+  return dispatch(name, tuning{}, std::forward<F>(f));
 }
 
 }  // namespace stm::cm

@@ -28,8 +28,10 @@
 #endif
 
 /// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
-#if defined(__CUDACC__) || defined(__clang__)
+#if defined(__CUDA_ARCH__) || defined(__clang__)
 #define STM_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define STM_UNROLL  // host pass of nvcc: the device pass unrolls
 #elif defined(__GNUC__)
 #define STM_UNROLL _Pragma("GCC unroll 16")
 #else

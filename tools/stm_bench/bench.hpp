@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "cmp/contention_manager.hpp"
 #include "stm/backend.hpp"
 #include "stm/error.hpp"
 
@@ -48,6 +49,7 @@ struct options {
   double seconds = 0.0;          // 0: not given
   std::uint64_t seed = 1;
   std::uint32_t hash = 1;        // lock coverage (words per lock)
+  stm::cm::tuning tune{};        // --cm-wait, --cm-backoff
   bool quiet = false;
 
   // a workload's own options, as strings (default applied)

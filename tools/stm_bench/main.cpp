@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   CLI::App app{"stm_bench: PR-STM workloads and concurrent containers, verified after every run"};
   std::string workload = "bank", backend_arg = "auto", threads_arg, format = "table", ops_arg, impl, cm = "prstm", out;
   double seconds = 0;
-  long long seed = 1, repeat = 1, warmup = 1, hash = 1;
+  long long seed = 1, repeat = 1, warmup = 1, hash = 1, cm_wait = 0, cm_backoff = 0;
   bool list = false, quiet = false;
   app.add_option("--workload,-w", workload, "workload to run (see --list)");
   app.add_option("--backend", backend_arg, "gpu | cpu | auto (GPU when present)");
@@ -105,6 +105,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "measured runs; the run with the median throughput is reported");
   app.add_option("--warmup", warmup, "unreported warm-up runs before the measured ones");
   app.add_option("--cm", cm, "contention manager of STM workloads");
+  app.add_option("--cm-wait", cm_wait, "contention managers: polls of a final-locked word before aborting (0: abort at once)");
+  app.add_option("--cm-backoff", cm_backoff, "contention managers: cap in ns of the randomized back-off after an abort (0: retry at once)");
   app.add_option("--impl", impl, "implementation of a container workload (or 'all')");
   app.add_option("--ops", ops_arg, "operations of a container workload");
   app.add_option("--hash", hash, "lock coverage: consecutive words per lock (a power of two)");
@@ -153,6 +155,8 @@ int main(int argc, char** argv) {
     if (hash < 1 || hash > (1 << 20) || (hash & (hash - 1)) != 0)
       throw stm::usage_error("--hash must be a power of two between 1 and 2^20, got " + std::to_string(hash));
     if (seed < 0) throw stm::usage_error("--seed must not be negative");
+    if (cm_wait < 0 || cm_wait > 1000000) throw stm::usage_error("--cm-wait must be between 0 and 1000000");
+    if (cm_backoff < 0 || cm_backoff > 100000000) throw stm::usage_error("--cm-backoff must be between 0 and 100000000 ns");
     if (!threads_arg.empty() && threads_arg != "full") {
       std::size_t pos = 0;
       long long t = -1;
@@ -194,6 +198,8 @@ int main(int argc, char** argv) {
     o.seed = static_cast<std::uint64_t>(seed);
     o.hash = static_cast<std::uint32_t>(hash);
     o.quiet = quiet;
+    o.tune.wait_polls = static_cast<std::uint32_t>(cm_wait);
+    o.tune.backoff_max_ns = static_cast<std::uint32_t>(cm_backoff);
     if (chosen->validate) chosen->validate(o);
   } catch (const std::exception& e) {
     std::cerr << "stm_bench: " << e.what() << "\n";
@@ -207,7 +213,8 @@ int main(int argc, char** argv) {
          << "  backend    " << stm::to_string(o.backend) << "  (" << o.device << ")\n"
          << "  threads    " << (threads_arg.empty() ? "workload default" : threads_arg)
          << "  (full occupancy: " << o.full_occupancy << ")\n"
-         << "  cm         " << o.cm << "\n"
+         << "  cm         " << o.cm << " (wait " << o.tune.wait_polls << " polls, back-off up to " << o.tune.backoff_max_ns
+         << " ns)\n"
          << "  impl       " << (impl.empty() ? "workload default" : impl) << "\n"
          << "  ops        " << (ops_arg.empty() ? "workload default" : ops_arg) << "\n"
          << "  seconds    " << (seconds > 0 ? std::to_string(seconds) : "workload default") << "\n"

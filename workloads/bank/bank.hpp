@@ -56,6 +56,7 @@ struct rng {
 
 template <class CM>
 struct transfer_kernel {
+  CM cm;
   stm::lock_table_ref locks;
   stm::stats_ref stats;
   int* balance;
@@ -65,7 +66,9 @@ struct transfer_kernel {
   std::uint64_t launch;
 
   STM_HD void operator()(std::uint32_t tid) const {
-    stm::transaction<CM, stm::tx_config<4, 4>> tx(locks, tid);
+    // Commit-time validation (Opaque = false): the body only adds and
+    // subtracts, so a value it reads can never make it crash or loop.
+    stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, tid, cm);
     rng r(seed, tid, launch);
     for (std::uint32_t k = 0; k < tpt; ++k) {
       const std::uint32_t from = r.below(accounts);
@@ -95,7 +98,7 @@ inline void check(const config& c) {
 }
 
 template <class Exec, class CM>
-outcome run(const config& c, void (*on_progress)(double) = nullptr) {
+outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
   check(c);
   const stm::backend where = Exec::where;
   stm::buffer<int> balance(where, c.accounts);
@@ -105,7 +108,7 @@ outcome run(const config& c, void (*on_progress)(double) = nullptr) {
   stm::stats_block stats(where);
 
   outcome out;
-  transfer_kernel<CM> k{locks.ref(), stats.ref(), balance.data(), c.accounts, c.tpt, c.seed, 0};
+  transfer_kernel<CM> k{cm, locks.ref(), stats.ref(), balance.data(), c.accounts, c.tpt, c.seed, 0};
   do {
     k.launch = out.launches++;
     out.seconds += Exec::run(c.threads, k);

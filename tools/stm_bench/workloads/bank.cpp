@@ -7,9 +7,9 @@
 
 namespace bench_bank {
 
-workloads::bank::outcome run_cpu(const workloads::bank::config& c, const std::string& cm) {
-  return stm::cm::dispatch(cm, [&](auto m) {
-    return workloads::bank::run<stm::cpu_exec, decltype(m)>(c, [](double f) { bench::progress("bank", f); });
+workloads::bank::outcome run_cpu(const workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+  return stm::cm::dispatch(cm, tune, [&](auto m) {
+    return workloads::bank::run<stm::cpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
   });
 }
 
@@ -39,12 +39,13 @@ std::vector<bench::result> run(const bench::options& o) {
   const auto c = make_config(o);
   workloads::bank::outcome out;
 #if STM_WITH_CUDA
-  if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm);
+  if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm, o.tune);
   else
 #endif
-    out = run_cpu(c, o.cm);
+    out = run_cpu(c, o.cm, o.tune);
   bench::result r = bench::base_result(o, o.cm, c.threads);
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt);
+  r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
   r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
   std::vector<std::pair<std::string, double>> aborts;
   for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)

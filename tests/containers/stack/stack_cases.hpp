@@ -1,0 +1,70 @@
+// tests/containers/stack/stack_cases.hpp - one adapter per stack, so that a
+// test body is written once for all four stacks and both backends.
+#pragma once
+
+#include <cstdint>
+
+#include "containers/stack/stack.hpp"
+#include "stm/stm.hpp"
+
+namespace stack_test {
+
+struct treiber_k {
+  static constexpr const char* name = "treiber";
+  static constexpr bool linearizable = true;
+  static constexpr bool exact_lifo_sequential = true;
+  static constexpr std::uint64_t lifo_capacity_factor = 1;
+  template <class T>
+  using owner = stm::stack::treiber<T>;
+  template <class T>
+  static auto ref(const owner<T>& o) { return o.ref(); }
+  template <class T>
+  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
+};
+
+struct scan_k {
+  static constexpr const char* name = "scan";
+  static constexpr bool linearizable = false;
+  static constexpr bool exact_lifo_sequential = true;
+  static constexpr std::uint64_t lifo_capacity_factor = 1;
+  template <class T>
+  using owner = stm::stack::scan<T>;
+  template <class T>
+  static auto ref(const owner<T>& o) { return o.ref(); }
+  template <class T>
+  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
+};
+
+struct sharded_k {
+  static constexpr const char* name = "sharded";
+  static constexpr bool linearizable = false;
+  static constexpr bool exact_lifo_sequential = true;  // while the home shard has room
+  static constexpr std::uint64_t lifo_capacity_factor = stm::stack::sharded<int>::default_shards;
+  template <class T>
+  using owner = stm::stack::sharded<T>;
+  template <class T>
+  static auto ref(const owner<T>& o) { return o.ref(); }
+  template <class T>
+  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
+};
+
+struct tx_k {
+  static constexpr const char* name = "tx";
+  static constexpr bool linearizable = true;
+  static constexpr bool exact_lifo_sequential = true;
+  static constexpr std::uint64_t lifo_capacity_factor = 1;
+  template <class T>
+  using owner = stm::stack::tx_stack<T>;
+  template <class T>
+  static auto ref(const owner<T>& o) { return o.template ref<stm::cm::prstm>(); }
+  template <class T>
+  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
+};
+
+template <class Exec, class Kind>
+struct stack_case {
+  using exec = Exec;
+  using kind = Kind;
+};
+
+}  // namespace stack_test

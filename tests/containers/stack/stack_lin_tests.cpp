@@ -1,0 +1,2 @@
+// CPU instances of the stack linearizability tests.
+#include "stack_lin_tests.inc"

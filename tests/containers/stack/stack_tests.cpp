@@ -1,0 +1,2 @@
+// CPU instances of the stack tests.
+#include "stack_tests.inc"

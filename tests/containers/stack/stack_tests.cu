@@ -1,0 +1,2 @@
+// GPU instances of the stack tests.
+#include "stack_tests.inc"
