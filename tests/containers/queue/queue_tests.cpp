@@ -1,0 +1,2 @@
+// CPU instances of the queue tests.
+#include "queue_tests.inc"

@@ -1,0 +1,2 @@
+// GPU instances of the queue tests.
+#include "queue_tests.inc"

@@ -1,0 +1,129 @@
+// stm_bench --workload queue: the queues of containers/queue side by side.
+//
+//   stm_bench --workload queue --impl ticket|ticket-nb|ms|tx|all --mode matched|prodcons --threads N|full
+//
+// impl      ticket     Scogland-Feng queue, blocking interface
+//           ticket-nb  the same queue, non-waiting interface (retry on busy/full/empty)
+//           ms         Michael-Scott lock-free queue (the paper's baseline)
+//           tx         the STM-backed queue, under --cm
+// mode      matched    every thread: enqueue, then dequeue, per-thread times
+//           prodcons   one producer for three consumers
+// Every run is verified: each item dequeued exactly once, per-producer FIFO.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "workloads/queue_body.hpp"
+#if STM_WITH_CUDA
+#include "workloads/queue_gpu.hpp"
+#endif
+
+namespace bench::queue_bench {
+namespace {
+
+const std::vector<std::string> all_impls = {"ticket", "ticket-nb", "ms", "tx"};
+
+std::vector<std::string> impls_of(const options& o) {
+  const std::string impl = o.impl.empty() ? "ticket" : o.impl;
+  if (impl == "all") return all_impls;
+  for (const auto& i : all_impls)
+    if (i == impl) return {impl};
+  throw stm::usage_error("unknown queue impl '" + impl + "' (known: ticket, ticket-nb, ms, tx, all)");
+}
+
+std::uint32_t threads_of(const options& o) {
+  return o.threads(o.backend == stm::backend::gpu ? o.full_occupancy : 32u);
+}
+
+std::vector<plan> make_plans(const options& o) {
+  const std::string mode = o.get("mode");
+  if (mode != "matched" && mode != "prodcons")
+    throw stm::usage_error("unknown queue mode '" + mode + "' (known: matched, prodcons)");
+  plan base;
+  base.prodcons = mode == "prodcons";
+  base.threads = threads_of(o);
+  base.cm = o.cm;
+  if (base.prodcons && (base.threads < 4 || base.threads % 4 != 0))
+    throw stm::usage_error("--mode prodcons needs a multiple of 4 threads (one producer for three consumers), got " +
+                           std::to_string(base.threads));
+  if (o.backend == stm::backend::cpu && base.threads > stm::cpu_max_resident)
+    throw stm::usage_error("the queue workload needs every thread resident: the CPU backend runs at most " +
+                           std::to_string(stm::cpu_max_resident) + " threads, got " + std::to_string(base.threads));
+  const std::uint32_t consumers_n = base.prodcons ? base.threads - base.threads / 4 : base.threads;
+
+  std::uint64_t capacity = 0;
+  if (o.get("capacity") != "auto") {
+    capacity = o.get_u64("capacity");
+    if (capacity == 0) throw stm::usage_error("--capacity must be at least 1");
+  }
+  std::uint32_t per_thread = 0;
+  if (o.get("per-thread") != "auto") {
+    const std::uint64_t v = o.get_u64("per-thread");
+    if (v == 0 || v > 0xFFFFFFFFull) throw stm::usage_error("--per-thread must be between 1 and 2^32-1");
+    per_thread = static_cast<std::uint32_t>(v);
+  }
+  if (!o.ops_arg.empty()) {
+    if (per_thread) throw stm::usage_error("give --ops or --per-thread, not both");
+    const std::uint64_t ops = o.ops(0);
+    per_thread = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ops / consumers_n));
+  }
+
+  std::vector<plan> plans;
+  for (const auto& impl : impls_of(o)) {
+    plan p = base;
+    p.impl = impl;
+    const bool ticket = impl == "ticket" || impl == "ticket-nb";
+    const bool fast = impl == "ticket";  // no hot CAS word
+    if (capacity) {
+      p.capacity = capacity;
+    } else {  // auto: room for every thread's item, a power of two
+      p.capacity = 1024;
+      while (p.capacity < base.threads) p.capacity *= 2;
+    }
+    if (ticket && (p.capacity < 2 || p.capacity > (1ull << 30) || (p.capacity & (p.capacity - 1)) != 0))
+      throw stm::usage_error("--capacity of the ticket queue must be a power of two between 2 and 2^30, got " +
+                             std::to_string(p.capacity));
+    if (!ticket && p.capacity > (1ull << 30))
+      throw stm::usage_error("--capacity must be at most 2^30, got " + std::to_string(p.capacity));
+    if (impl == "tx") {
+      stm::require_priorities(p.threads);
+      stm::cm::dispatch(o.cm, [](auto) {});  // unknown --cm: refused before any work
+    }
+    // Defaults: a queue whose every call must win a CAS on one hot word
+    // (ticket-nb, ms, tx) completes at most about a million operations per
+    // second at full GPU occupancy, so those run one pair per thread.
+    p.per_thread = per_thread ? per_thread
+                              : o.backend == stm::backend::gpu ? (fast ? 64u : 1u) : (fast ? 2000u : 200u);
+    const std::uint64_t bytes = pairs(p) * 8;
+    if (bytes > (std::uint64_t(1) << 36))
+      throw stm::usage_error("the run would record " + std::to_string(bytes) + " bytes of dequeued items: lower --ops");
+    plans.push_back(p);
+  }
+  return plans;
+}
+
+void validate(const options& o) { make_plans(o); }
+
+std::vector<result> run(const options& o) {
+  const auto plans = make_plans(o);
+  if (o.backend == stm::backend::gpu) {
+#if STM_WITH_CUDA
+    return run_gpu(o, plans);
+#else
+    throw stm::usage_error("this build has no GPU backend");
+#endif
+  }
+  return run_all<stm::cpu_exec>(o, plans);
+}
+
+registrar reg({"queue",
+               "concurrent FIFO queues: Scogland-Feng ticket queue (blocking / non-waiting), Michael-Scott, STM",
+               {{"mode", "matched", "matched (enqueue then dequeue per thread) | prodcons (1 producer : 3 consumers)"},
+                {"capacity", "auto", "queue capacity (ticket: a power of two); auto: the next power of two >= threads, at least 1024"},
+                {"per-thread", "auto", "pairs per thread (matched) or items per consumer (prodcons); auto: 64 ticket / 1 ticket-nb,ms,tx on the GPU"}},
+               validate,
+               run});
+
+}  // namespace
+}  // namespace bench::queue_bench
