@@ -742,7 +742,9 @@ struct stack_model {
   /// A pop that applies (its value is on top, or the stack is empty) and a
   /// push that found the stack full can move to the front of any linearization
   /// of the rest: ops between leave the part of the stack they see unchanged.
-  bool decisive(const op& o) const { return o.kind == pop || !o.ok; }
+  /// In a bounded stack a successful pop is not decisive: moving it earlier can
+  /// make a concurrent "full" answer impossible.
+  bool decisive(const op& o) const { return !o.ok || (o.kind == pop && capacity_ == 0); }
   /// Quick sound check; only used when the stack starts empty.
   std::string refute(const std::vector<op>& h) const {
     if (!items_.empty()) return "";
@@ -824,7 +826,9 @@ struct queue_model {
   std::vector<op> simplify(const std::vector<op>& h) const { return detail::anonymize_untaken(h, enqueue, dequeue); }
   /// A dequeue that applies (its value is in front, or the queue is empty) and
   /// a full enqueue can move to the front of any linearization of the rest.
-  bool decisive(const op& o) const { return o.kind == dequeue || !o.ok; }
+  /// In a bounded queue a successful dequeue is not decisive: moving it earlier
+  /// can make a concurrent "full" answer impossible.
+  bool decisive(const op& o) const { return !o.ok || (o.kind == dequeue && capacity_ == 0); }
   /// Quick sound check; only used when the queue starts empty.
   std::string refute(const std::vector<op>& h) const {
     if (size() != 0) return "";
