@@ -78,8 +78,8 @@ struct basic_gpustm {
   // The sorted lock log of the current attempt: distinct lock indices in
   // ascending order, and whether the transaction writes under each.
   std::uint32_t n_log = 0;
-  std::uint32_t log_lock[LogCapacity];
-  std::uint8_t log_write[LogCapacity];
+  std::uint32_t log_lock[LogCapacity] = {};
+  std::uint8_t log_write[LogCapacity] = {};
 
   STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
