@@ -57,14 +57,23 @@ struct backoff {
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
+    return acquire_nosteal(tx, [](std::uint32_t, std::uint32_t) {});
+  }
+
+  /// The commit protocol above; `held(lock, word)` is told which lock held by
+  /// another transaction made it abort (cmp/delay.hpp waits on it).
+  template <class Core, class Held>
+  STM_HD static bool acquire_nosteal(Core& tx, Held&& held) {
     namespace lw = lock_word;
     // 1. pre-lock the write set.
     for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
       auto& e = tx.locks[k];
       std::uint32_t expect = lw::make_unlocked(e.version);
       if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_prelocked(e.version, tx.tid),
-                                                         memory_order_relaxed))
+                                                         memory_order_relaxed)) {
+        if (!lw::is_free(expect)) held(e.lock, expect);
         return fail(tx, abort_cause::prelock);
+      }
       e.state = detail::lock_pre;
     }
     // A read under one of our pre-locks must have seen the version we
@@ -89,7 +98,10 @@ struct backoff {
       const auto& r = tx.reads[i];
       if (!r.covered) {
         const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
-        if (!lw::is_free(w) || lw::version(w) != r.version) return fail(tx, abort_cause::validation);
+        if (!lw::is_free(w) || lw::version(w) != r.version) {
+          if (!lw::is_free(w)) held(r.lock, w);
+          return fail(tx, abort_cause::validation);
+        }
       }
       if (detail::load_word(r.addr, r.size) != r.value) return fail(tx, abort_cause::validation);
     }

@@ -10,6 +10,8 @@
 //            hierarchical (version, then value) validation
 //   backoff  TinySTM CM_BACKOFF: abort on conflict, randomized exponential
 //            back-off before the retry
+//   delay    TinySTM CM_DELAY: abort on conflict, wait until the contended
+//            lock changes hands before the retry
 #pragma once
 
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "cmp/backoff.hpp"
 #include "cmp/contention_manager.hpp"
+#include "cmp/delay.hpp"
 #include "cmp/gpustm.hpp"
 #include "cmp/prstm.hpp"
 #include "stm/error.hpp"
@@ -24,7 +27,7 @@
 namespace stm::cm {
 
 /// Names users type, in the order --help lists them.
-inline const char* const known_names = "prstm, gpustm, backoff";
+inline const char* const known_names = "prstm, gpustm, backoff, delay";
 
 /// Call f(cm) with the manager named `name`, built with the given tuning.
 template <class F>
@@ -32,6 +35,7 @@ decltype(auto) dispatch(const std::string& name, const tuning& t, F&& f) {
   if (name == prstm::name) return std::forward<F>(f)(prstm{t});
   if (name == gpustm::name) return std::forward<F>(f)(gpustm{t});
   if (name == backoff::name) return std::forward<F>(f)(backoff{t});
+  if (name == delay::name) return std::forward<F>(f)(delay{t});
   throw usage_error("unknown contention manager '" + name + "' (known: " + known_names + ")");
 }
 
