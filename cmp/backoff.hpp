@@ -1,0 +1,131 @@
+// cmp/backoff.hpp - TinySTM's CM_BACKOFF: the transaction that sees a
+// conflict aborts, then waits a randomized, exponentially growing delay before
+// it runs again (__nanosleep on the GPU, a yield on the CPU).
+//
+// Commit protocol (the PR-STM lock word, without priorities or stealing):
+//   1. pre-lock every lock of the write set: CAS from free at the version the
+//      write saw; anything else (a moved version, a pre-lock or lock held by
+//      another) aborts (cause prelock).
+//   (C) seq_cst fence, pairs with (C) of every other committer: of two
+//      transactions that each pre-lock what the other reads, at least one
+//      sees the other's pre-lock in step 2 (no write skew).
+//   2. validate the read set: same version, same value, and no pre-lock or
+//      lock held by another on it; else abort (cause validation).
+//   3. turn each pre-lock into the final lock (cannot fail: nobody steals).
+// Then the core writes back, fences and releases with the version bumped.
+//
+// Back-off: attempt a waits a pseudo-random time in [0, min(cap, 32 ns * 2^a)),
+// cap = --cm-backoff (tuning::backoff_max_ns), or default_backoff_ns when that
+// knob is 0 (the knob's "off" would make this manager plain no-wait aborting).
+//
+// Progress: no thread ever waits on another, so warps cannot deadlock; two
+// transactions may abort each other (both see the other's pre-lock), and the
+// randomized, growing delays make repeated collisions ever less likely. There
+// is no priority, so a long transaction can starve behind short ones (the
+// trade-off against prstm, whose lowest id always wins).
+#pragma once
+
+#include <cstdint>
+
+#include "cmp/contention_manager.hpp"
+#include "stm/detail/tx_core.hpp"
+#include "stm/lock_word.hpp"
+#include "stm/platform.hpp"
+
+namespace stm::cm {
+
+struct backoff {
+  static constexpr const char* name = "backoff";
+  /// Cap of the delay when --cm-backoff is 0: a few commit latencies on an H100.
+  static constexpr std::uint32_t default_backoff_ns = 8192;
+
+  tuning tune{};
+
+  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
+
+  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
+    tuning t = tune;
+    if (t.backoff_max_ns == 0) t.backoff_max_ns = default_backoff_ns;
+    t.backoff(tid, attempt);
+  }
+
+  STM_HD void on_start() {}
+  template <class Core>
+  STM_HD void on_read(Core&, std::uint32_t) {}
+  template <class Core>
+  STM_HD void on_write(Core&, std::uint32_t) {}
+
+  template <class Core>
+  STM_HD bool acquire(Core& tx) const {
+    return acquire_nosteal(tx, [](std::uint32_t, std::uint32_t) {});
+  }
+
+  /// The commit protocol above; `held(lock, word)` is told which lock held by
+  /// another transaction made it abort (cmp/delay.hpp waits on it).
+  template <class Core, class Held>
+  STM_HD static bool acquire_nosteal(Core& tx, Held&& held) {
+    namespace lw = lock_word;
+    // 1. pre-lock the write set.
+    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
+      auto& e = tx.locks[k];
+      std::uint32_t expect = lw::make_unlocked(e.version);
+      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_prelocked(e.version, tx.tid),
+                                                         memory_order_relaxed)) {
+        if (!lw::is_free(expect)) held(e.lock, expect);
+        return fail(tx, abort_cause::prelock);
+      }
+      e.state = detail::lock_pre;
+    }
+    // A read under one of our pre-locks must have seen the version we
+    // pre-locked at; its value is checked below (version wrap).
+    bool all_covered = true;
+    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
+      auto& r = tx.reads[i];
+      r.covered = 0;
+      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
+        if (tx.locks[k].lock == r.lock) {
+          if (tx.locks[k].version != r.version) return fail(tx, abort_cause::validation);
+          r.covered = 1;
+          break;
+        }
+      all_covered &= r.covered != 0;
+    }
+    // (C) pre-locks before read validation; pairs with (C) of every other
+    // committer. Needed only for reads of locations we do not write (Dekker).
+    if (!all_covered) platform::fence_seq_cst();
+    // 2. validate the read set.
+    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
+      const auto& r = tx.reads[i];
+      if (!r.covered) {
+        const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
+        if (!lw::is_free(w) || lw::version(w) != r.version) {
+          if (!lw::is_free(w)) held(r.lock, w);
+          return fail(tx, abort_cause::validation);
+        }
+      }
+      if (detail::load_word(r.addr, r.size) != r.value) return fail(tx, abort_cause::validation);
+    }
+    // 3. final locks. Only the pre-lock holder changes a pre-locked word under
+    // this manager, so the CAS fails only if transactions of another manager
+    // share the lock table (unsupported; reported as an abort, never ignored).
+    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
+      auto& e = tx.locks[k];
+      std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                         memory_order_relaxed))
+        return fail(tx, abort_cause::lock);
+      e.state = detail::lock_final;
+    }
+    return true;
+  }
+
+ private:
+  template <class Core>
+  STM_HD static bool fail(Core& tx, abort_cause c) {
+    tx.release_unpublished();
+    tx.fail(c);
+    return false;
+  }
+};
+
+}  // namespace stm::cm

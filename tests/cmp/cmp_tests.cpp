@@ -1,0 +1,2 @@
+// CPU instances of the contention-manager tests.
+#include "cmp_tests.inc"

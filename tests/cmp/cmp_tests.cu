@@ -1,0 +1,2 @@
+// GPU instances of the contention-manager tests.
+#include "cmp_tests.inc"
