@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]
+#                            [--sanitize=NAME,...] [--deadline=SECONDS]
+#   --only=NAME       only the suites (and sanitizer runs) whose name contains NAME
+#   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
+#   --deadline=S      start no suite later than S seconds after the script started
 #
 # On a machine with an NVIDIA GPU (H100/H200): build, run the whole test suite
 # with the GPU instances live, run compute-sanitizer (memcheck, racecheck) on
@@ -11,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""
+QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SANITIZE_ONLY=""; DEADLINE=100000
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -19,6 +23,8 @@ for a in "$@"; do
     --no-sanitizer) SANITIZE=0 ;;
     --no-tests) TESTS=0; SANITIZE=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
+    --sanitize=*) SANITIZE_ONLY="${a#--sanitize=}" ;;
+    --deadline=*) DEADLINE="${a#--deadline=}" ;;
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
@@ -60,6 +66,11 @@ fi
 if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for exe in $(find build-gpu/tests -type f -name '*_gpu' -perm -u+x | sort); do
     [ -n "$ONLY" ] && [[ "$exe" != *"$ONLY"* ]] && continue
+    if [ -n "$SANITIZE_ONLY" ]; then
+      keep=0
+      for p in ${SANITIZE_ONLY//,/ }; do [[ "$(basename "$exe")" == *"$p"* ]] && keep=1; done
+      [ "$keep" = 1 ] || continue
+    fi
     for tool in memcheck racecheck; do
       # The full-occupancy repetitions take minutes under the sanitizer; the
       # same code paths run in the smaller tests.
@@ -80,10 +91,14 @@ if [ "$BENCHMARKS" = 1 ]; then
     name="$(basename "$suite" .sh)"
     [ -n "$ONLY" ] && [[ "$name" != *"$ONLY"* ]] && continue
     t1=$(date +%s)
+    left=$(( DEADLINE - (t1 - t0) ))
+    if [ "$left" -le 10 ]; then note "suite $name: SKIPPED (deadline)"; continue; fi
+    [ "$left" -gt 300 ] && left=300
     echo "== suite $name"
     # shellcheck disable=SC1090
-    if timeout 300 bash -c 'source "$1"' _ "$suite"; then note "suite $name: done ($(( $(date +%s) - t1 )) s)"
-    else status=1; note "suite $name: FAILED ($(( $(date +%s) - t1 )) s)"; fi
+    if timeout "$left" bash -c 'source "$1"' _ "$suite"; then note "suite $name: done ($(( $(date +%s) - t1 )) s)"
+    else status=1; note "suite $name: FAILED or cut at its time limit ($(( $(date +%s) - t1 )) s)"; fi
+    tar czf "$OUT/results.tgz" -C "$RESULTS" .  # what finished so far survives a cut
   done
 fi
 

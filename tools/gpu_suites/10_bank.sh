@@ -3,7 +3,7 @@
 # transfers only (--semantic 0, no queries, lock coverage 1), as before the
 # transaction table. Timed mode: each figure is the median of 5 one-second runs.
 rep=5; secs=1
-[ "$QUICK" = 1 ] && rep=1 && secs=0.2
+[ "$QUICK" = 1 ] && rep=3 && secs=0.3
 for acc in 2621440 4096; do
   for thr in 6720 full; do
     tpt=64; [ "$thr" = 6720 ] && tpt=1000

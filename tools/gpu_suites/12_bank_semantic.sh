@@ -13,7 +13,7 @@ hashes=1,2,4,8,16,32,64
 ratios=0,5,10,25,50,75,100
 ros=0,20
 if [ "$QUICK" = 1 ]; then
-  rep=1; tpt=16; threads=960,6720,full; hashes=1,64; ratios=0,100; ros=0
+  tpt=16; threads=960,6720,full; hashes=1,64; ratios=0,50,100; ros=0
 fi
 cms=prstm
 if "$BENCH" --workload bank --backend cpu --cm gpustm --accounts 64 --threads 8 --tpt 4 --warmup 0 -q \

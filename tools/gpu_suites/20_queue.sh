@@ -16,8 +16,8 @@ else
   queue_warp=$((queue_full / 64))
   if [ "${QUICK:-0}" = 1 ]; then
     queue_sweep="$queue_warp full"
-    queue_hot_sweep="$queue_warp"
-    queue_rep="--repeat 1 --warmup 1"
+    queue_hot_sweep="full"
+    queue_rep="--repeat 3 --warmup 1"
   else
     queue_sweep="$queue_warp $((queue_full / 16)) $((queue_full / 4)) full"
     queue_hot_sweep="$queue_warp $((queue_full / 16)) full"

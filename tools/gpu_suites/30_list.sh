@@ -3,7 +3,7 @@
 # 32x1024 threads as the seed), and the 1M-operation 20/20/60 mix over 10,000
 # keys for harris, bucketed and tx, with a thread sweep. Every run is verified.
 rep=5
-[ "$QUICK" = 1 ] && rep=1
+[ "$QUICK" = 1 ] && rep=3
 seeddir="$(mktemp -d)"
 python3 "$(dirname "$BENCH")/../tools/list_seed_files.py" 10000 100000 "$seeddir/e1" --seed 1 &&
 python3 "$(dirname "$BENCH")/../tools/list_seed_files.py" 40000 10000 "$seeddir/e2" --seed 2 ||

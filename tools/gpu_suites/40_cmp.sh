@@ -11,7 +11,7 @@ cms="prstm gpustm backoff delay"
 threads="960 3840 6720 15360 61440 full"
 hashes="2 4 8 16 32 64"
 rep=3; secs=0.3
-if [ "$QUICK" = 1 ]; then rep=1; secs=0.1; threads="960 full"; hashes="8"; fi
+if [ "$QUICK" = 1 ]; then secs=0.2; threads="960 6720 full"; hashes="8 64"; fi
 cmp_tpt() { case "$1" in full) echo 16 ;; 61440) echo 64 ;; 15360) echo 128 ;; *) echo 256 ;; esac; }
 cmp_bank() {  # accounts threads hash cm
   "$BENCH" --workload bank --backend gpu --accounts "$1" --threads "$2" --tpt "$(cmp_tpt "$2")" --hash "$3" \
