@@ -34,26 +34,16 @@
 
 namespace stm::cm {
 
-struct backoff {
+struct backoff : manager_base {
   static constexpr const char* name = "backoff";
   /// Cap of the delay when --cm-backoff is 0: a few commit latencies on an H100.
   static constexpr std::uint32_t default_backoff_ns = 8192;
-
-  tuning tune{};
-
-  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
 
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     tuning t = tune;
     if (t.backoff_max_ns == 0) t.backoff_max_ns = default_backoff_ns;
     t.backoff(tid, attempt);
   }
-
-  STM_HD void on_start() {}
-  template <class Core>
-  STM_HD void on_read(Core&, std::uint32_t) {}
-  template <class Core>
-  STM_HD void on_write(Core&, std::uint32_t) {}
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {

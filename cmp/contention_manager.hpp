@@ -64,4 +64,26 @@ struct tuning {
   }
 };
 
+/// What most managers share: the tuning, the wait rule for final locks, and
+/// no per-access bookkeeping. A manager derives from it and hides what it
+/// does differently.
+struct manager_base {
+  tuning tune{};
+
+  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
+  STM_HD void on_start() {}
+  template <class Core>
+  STM_HD void on_read(Core&, std::uint32_t) {}
+  template <class Core>
+  STM_HD void on_write(Core&, std::uint32_t) {}
+};
+
+/// A manager of type CM with the given tuning.
+template <class CM>
+STM_HD CM with_tuning(const tuning& t) {
+  CM m{};
+  m.tune = t;
+  return m;
+}
+
 }  // namespace stm::cm

@@ -26,21 +26,18 @@
 
 namespace stm::cm {
 
-struct delay {
+struct delay : manager_base {
   static constexpr const char* name = "delay";
   /// Most polls of the contended lock word after an abort.
   static constexpr std::uint32_t delay_polls = 256;
 
-  tuning tune{};
   // The lock word that made the last attempt abort, and its value then.
   std::uint32_t* contended = nullptr;
   std::uint32_t seen = 0;
 
-  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
-
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
     if (contended == nullptr) {
-      backoff{tune}.on_abort(tid, attempt, cause);
+      with_tuning<backoff>(tune).on_abort(tid, attempt, cause);
       return;
     }
     const atomic_ref<std::uint32_t> word(*contended);
@@ -51,10 +48,6 @@ struct delay {
   }
 
   STM_HD void on_start() { contended = nullptr; }
-  template <class Core>
-  STM_HD void on_read(Core&, std::uint32_t) {}
-  template <class Core>
-  STM_HD void on_write(Core&, std::uint32_t) {}
 
   template <class Core>
   STM_HD bool acquire(Core& tx) {

@@ -68,20 +68,18 @@
 namespace stm::cm {
 
 template <std::uint32_t LogCapacity>
-struct basic_gpustm {
+struct basic_gpustm : manager_base {
   static_assert(LogCapacity >= 1, "the lock log needs a capacity of at least one");
   static constexpr const char* name = "gpustm";
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;
 
-  tuning tune{};
   // The sorted lock log of the current attempt: distinct lock indices in
   // ascending order, and whether the transaction writes under each.
   std::uint32_t n_log = 0;
   std::uint32_t log_lock[LogCapacity] = {};
   std::uint8_t log_write[LogCapacity] = {};
 
-  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
   STM_HD void on_start() { n_log = 0; }
 

@@ -44,19 +44,10 @@
 
 namespace stm::cm {
 
-struct prstm {
+struct prstm : manager_base {
   static constexpr const char* name = "prstm";
-  tuning tune{};
-
-  STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < tune.wait_polls; }
 
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
-
-  STM_HD void on_start() {}
-  template <class Core>
-  STM_HD void on_read(Core&, std::uint32_t) {}
-  template <class Core>
-  STM_HD void on_write(Core&, std::uint32_t) {}
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {

@@ -32,10 +32,10 @@ inline const char* const known_names = "prstm, gpustm, backoff, delay";
 /// Call f(cm) with the manager named `name`, built with the given tuning.
 template <class F>
 decltype(auto) dispatch(const std::string& name, const tuning& t, F&& f) {
-  if (name == prstm::name) return std::forward<F>(f)(prstm{t});
-  if (name == gpustm::name) return std::forward<F>(f)(gpustm{t});
-  if (name == backoff::name) return std::forward<F>(f)(backoff{t});
-  if (name == delay::name) return std::forward<F>(f)(delay{t});
+  if (name == prstm::name) return std::forward<F>(f)(with_tuning<prstm>(t));
+  if (name == gpustm::name) return std::forward<F>(f)(with_tuning<gpustm>(t));
+  if (name == backoff::name) return std::forward<F>(f)(with_tuning<backoff>(t));
+  if (name == delay::name) return std::forward<F>(f)(with_tuning<delay>(t));
   throw usage_error("unknown contention manager '" + name + "' (known: " + known_names + ")");
 }
 
