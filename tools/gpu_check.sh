@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]
-#                            [--sanitize=NAME,...] [--deadline=SECONDS]
+#                            [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
 #   --only=NAME       only the suites (and sanitizer runs) whose name contains NAME
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
 #   --deadline=S      start no suite later than S seconds after the script started
+#   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
+#                     DIR/tests/*): falls back to building here when they do not run on this machine
 #
 # On a machine with an NVIDIA GPU (H100/H200): build, run the whole test suite
 # with the GPU instances live, run compute-sanitizer (memcheck, racecheck) on
@@ -15,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SANITIZE_ONLY=""; DEADLINE=100000
+QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -25,6 +27,7 @@ for a in "$@"; do
     --only=*) ONLY="${a#--only=}" ;;
     --sanitize=*) SANITIZE_ONLY="${a#--sanitize=}" ;;
     --deadline=*) DEADLINE="${a#--deadline=}" ;;
+    --prebuilt=*) PREBUILT="${a#--prebuilt=}" ;;
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
@@ -41,49 +44,71 @@ nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=c
 nvcc --version | tail -1
 
 t0=$(date +%s)
-if cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
-   cmake --build build-gpu -j "$(nproc)"; then
+BIN=""
+if [ -n "$PREBUILT" ] && "$PREBUILT/stm_bench" --list >/dev/null 2>&1; then
+  BIN="$PREBUILT"; note "build: using the programs prebuilt in $PREBUILT"
+elif cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+     cmake --build build-gpu -j "$(nproc)"; then
   note "build: ok ($(( $(date +%s) - t0 )) s)"
 else
-  note "build: FAILED"; echo "${summary[@]}" > "$OUT/summary.txt"; exit 1
+  note "build: FAILED"; printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"; exit 1
 fi
-BENCH="$PWD/build-gpu/stm_bench"
+BENCH="${BIN:-$PWD/build-gpu}/stm_bench"
 export BENCH
 
-if [ "$TESTS" = 1 ]; then
-# GPU test programs one at a time (they share one device); each test is bounded
-# by its ctest TIMEOUT so a hang names itself instead of eating the budget.
-if timeout 420 ctest --test-dir build-gpu --output-on-failure -j 2 2>&1 | tee "$RESULTS/ctest.log"; [ "${PIPESTATUS[0]}" = 0 ]; then
-  note "tests: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log" | tail -1)"
-else
-  status=1
-  note "tests: FAILED: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log" | tail -1)"
-fi
-grep -E "Failed|\*\*\*" "$RESULTS/ctest.log" | head -40
-grep -c "Skipped" "$RESULTS/ctest.log" | sed 's/^/skipped tests: /'
-fi
+# compute-sanitizer on one GPU test program; the full-occupancy repetitions take
+# minutes under it, and the same code paths run in the smaller tests.
+sanitize() {
+  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log"
+  if timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$exe" \
+       --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1; then
+    echo "compute-sanitizer $tool $(basename "$exe"): clean ($(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$log"))"
+  else
+    echo "compute-sanitizer $tool $(basename "$exe"): FAILED"; tail -30 "$log"
+  fi
+}
+sanitized() {  # is this program selected for the sanitizer?
+  local exe="$1"
+  [ -n "$ONLY" ] && [[ "$exe" != *"$ONLY"* ]] && return 1
+  if [ -n "$SANITIZE_ONLY" ]; then
+    for p in ${SANITIZE_ONLY//,/ }; do [[ "$(basename "$exe")" == *"$p"* ]] && return 0; done
+    return 1
+  fi
+  return 0
+}
 
-if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  for exe in $(find build-gpu/tests -type f -name '*_gpu' -perm -u+x | sort); do
-    [ -n "$ONLY" ] && [[ "$exe" != *"$ONLY"* ]] && continue
-    if [ -n "$SANITIZE_ONLY" ]; then
-      keep=0
-      for p in ${SANITIZE_ONLY//,/ }; do [[ "$(basename "$exe")" == *"$p"* ]] && keep=1; done
-      [ "$keep" = 1 ] || continue
-    fi
-    for tool in memcheck racecheck; do
-      # The full-occupancy repetitions take minutes under the sanitizer; the
-      # same code paths run in the smaller tests.
-      if timeout 180 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$exe" \
-           --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$RESULTS/sanitizer_${tool}_$(basename "$exe").log" 2>&1; then
-        note "compute-sanitizer $tool $(basename "$exe"): clean ($(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$RESULTS/sanitizer_${tool}_$(basename "$exe").log"))"
-      else
-        status=1
-        note "compute-sanitizer $tool $(basename "$exe"): FAILED"
-        tail -30 "$RESULTS/sanitizer_${tool}_$(basename "$exe").log"
-      fi
-    done
-  done
+if [ "$TESTS" = 1 ]; then
+  exes=$(find "${BIN:-build-gpu}/tests" -type f -perm -u+x ! -name '*.sh' ! -path '*CMakeFiles*' | sort)
+  gpu_exes=$(printf '%s\n' $exes | grep '_gpu$')
+  # The sanitizers run alongside the tests: they check, they time nothing.
+  : > "$RESULTS/sanitizer.txt"
+  if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    ( for exe in $gpu_exes; do sanitized "$exe" || continue
+        for tool in memcheck racecheck; do sanitize "$exe" $tool; done; done > "$RESULTS/sanitizer.txt" 2>&1 ) &
+    sanitizer_pid=$!
+  fi
+  # Every test program, three at a time, each bounded; each writes its own log.
+  : > "$RESULTS/test_status.txt"
+  printf '%s\n' $exes | xargs -P 3 -I{} bash -c \
+    'log="$2/test_$(basename "$1").log"; timeout 300 "$1" > "$log" 2>&1; echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
+    _ {} "$RESULTS"
+  failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
+  passed=$(cat "$RESULTS"/test_*.log | grep -c '^\[       OK \]')
+  skipped=$(cat "$RESULTS"/test_*.log | grep -c '^\[  SKIPPED \]')
+  nfailed=$(cat "$RESULTS"/test_*.log | grep -c '^\[  FAILED  \] .*(')
+  if [ -z "$failed" ]; then
+    note "tests: all $(wc -l < "$RESULTS/test_status.txt") programs passed: $passed tests passed, $skipped skipped"
+  else
+    status=1
+    note "tests: FAILED programs: $(echo $failed) ($passed passed, $nfailed failed, $skipped skipped)"
+    grep -h -A12 'Failure$\|^\[  FAILED  \] .*(' "$RESULTS"/test_*.log | head -100
+  fi
+  if [ -n "${sanitizer_pid:-}" ]; then
+    wait "$sanitizer_pid"
+    while read -r line; do case "$line" in compute-sanitizer*) note "$line" ;; esac; done < "$RESULTS/sanitizer.txt"
+    grep -q FAILED "$RESULTS/sanitizer.txt" && status=1
+  fi
+  tar czf "$OUT/results.tgz" -C "$RESULTS" .
 fi
 
 if [ "$BENCHMARKS" = 1 ]; then
