@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -180,6 +181,19 @@ class node_pool {
     c[ctl_retired] = 0;
     ctl_.upload(c);
     return n;
+  }
+
+  /// Quiescent point: append nodes the host itself unlinked to the retired
+  /// list (the next reclaim() frees them).
+  void retire_on_host(const std::vector<std::uint32_t>& ids) {
+    if (ids.empty()) return;
+    auto c = ctl_.to_vector();
+    if (c[ctl_retired] + ids.size() > ref_.ring_size) throw std::logic_error("node_pool: more retirements than nodes");
+    auto r = retired_.to_vector();
+    for (std::size_t j = 0; j < ids.size(); ++j) r[c[ctl_retired] + j] = ids[j];
+    retired_.upload(r);
+    c[ctl_retired] += ids.size();
+    ctl_.upload(c);
   }
 
   /// Free nodes, in the order they will be handed out (after reclaim()).
