@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "containers/list/detail/harris_search.hpp"
@@ -153,18 +154,7 @@ class harris_seq {
       ++users;
       if (values) values->push_back(node::key(w[t]));
     }
-    const auto free = pool.free_nodes();
-    for (std::uint32_t f : free) {
-      if (f < pool.sentinels() || f >= w.size()) return "free ring holds invalid index " + std::to_string(f);
-      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f);
-      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice";
-      reach[f] = 2;
-    }
-    const std::uint64_t retired = pool.retired_count();
-    if (users + free.size() + retired != pool.capacity())
-      return "node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) + " free + " +
-             std::to_string(retired) + " retired != capacity " + std::to_string(pool.capacity());
-    return "";
+    return pool.account(std::move(reach), users);
   }
 
  private:

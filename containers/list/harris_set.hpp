@@ -37,6 +37,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "containers/list/detail/harris_search.hpp"
@@ -204,18 +205,7 @@ class harris_set {
       }
     }
     if (sentinels_seen + 1 != ref_.buckets_) return "bucket sentinels missing from the list";
-    const auto free = pool_.free_nodes();
-    for (std::uint32_t f : free) {
-      if (f < pool_.sentinels() || f >= w.size()) return "free ring holds invalid index " + std::to_string(f);
-      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f);
-      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice";
-      reach[f] = 2;
-    }
-    const std::uint64_t retired = pool_.retired_count();
-    if (users + free.size() + retired != pool_.capacity())
-      return "node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) + " free + " +
-             std::to_string(retired) + " retired != capacity " + std::to_string(pool_.capacity());
-    return "";
+    return pool_.account(std::move(reach), users);
   }
 
   /// Free nodes (what the next inserts will take), at a quiescent point.

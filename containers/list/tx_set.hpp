@@ -24,7 +24,8 @@
 // With B buckets over N keys that is about N/B + 1; without buckets it is the
 // list length. Config::max_reads bounds it: a longer walk ends with status
 // capacity (the transaction aborts with abort_cause::capacity; nothing is
-// changed), never silently. Inserts write 2 words, removes 1.
+// changed), never silently. Inserts write 2 words (the new node and its
+// predecessor), removes 2 (the victim, marked, and its predecessor).
 #pragma once
 
 #include <cstdint>
@@ -95,6 +96,11 @@ class tx_set_ref {
       }
       if (cur == node::tail || node::flag(cw) || node::key(cw) != key) TX_SEMANTIC_ABORT(tx);
       victim = cur;
+      // Mark the victim as well as unlinking it: every pair of conflicting
+      // updates then writes a common word (an insert or remove next to the
+      // victim writes the victim or its predecessor), so they are ordered by
+      // write-write conflicts on the pre-locks, not only by read validation.
+      TX_WRITE(tx, &w[cur], node::with_mark(cw));
       TX_WRITE(tx, &w[prev], node::with_next(pw, node::next(cw)));
     }
     TX_END(tx);

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -182,6 +183,19 @@ class node_pool {
     return n;
   }
 
+  /// Quiescent point: append nodes the host itself unlinked to the retired
+  /// list (the next reclaim() frees them).
+  void retire_on_host(const std::vector<std::uint32_t>& ids) {
+    if (ids.empty()) return;
+    auto c = ctl_.to_vector();
+    if (c[ctl_retired] + ids.size() > ref_.ring_size) throw std::logic_error("node_pool: more retirements than nodes");
+    auto r = retired_.to_vector();
+    for (std::size_t j = 0; j < ids.size(); ++j) r[c[ctl_retired] + j] = ids[j];
+    retired_.upload(r);
+    c[ctl_retired] += ids.size();
+    ctl_.upload(c);
+  }
+
   /// Free nodes, in the order they will be handed out (after reclaim()).
   std::vector<std::uint32_t> free_nodes() const {
     const auto c = ctl_.to_vector();
@@ -191,6 +205,45 @@ class node_pool {
     return out;
   }
   std::uint64_t retired_count() const { return ctl_.to_vector()[ctl_retired]; }
+  /// Nodes retired since the last reclaim() (quiescent point).
+  std::vector<std::uint32_t> retired_nodes() const {
+    const std::uint64_t n = std::min<std::uint64_t>(retired_count(), ref_.ring_size);
+    std::vector<std::uint32_t> ids(n);
+    if (n > 0) retired_.download(ids.data(), n);
+    return ids;
+  }
+
+  /// Quiescent point: the accounting check every list variant shares. reach[i]
+  /// is 1 for each user node reachable from the head (users of them); every
+  /// user node must be in exactly one place: reachable, free, or retired.
+  /// Empty string when it holds, else the first node found in two places (or
+  /// the totals when a node is nowhere).
+  std::string account(std::vector<char> reach, std::uint64_t users) const {
+    const std::size_t total = std::size_t(ref_.first) + ref_.ring_size;
+    reach.resize(total, 0);
+    const auto free = free_nodes();
+    for (std::uint32_t f : free) {
+      if (f < ref_.first || f >= total) return "free ring holds invalid index " + std::to_string(f);
+      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f);
+      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice";
+      reach[f] = 2;
+    }
+    const std::uint64_t retired = retired_count();
+    if (retired > ref_.ring_size)
+      return "retired list overflow: " + std::to_string(retired) + " retirements for a pool of " +
+             std::to_string(ref_.ring_size) + " (a node was retired more than once)";
+    for (std::uint32_t r : retired_nodes()) {
+      if (r < ref_.first || r >= total) return "retired list holds invalid index " + std::to_string(r);
+      if (reach[r] == 1) return "retired node " + std::to_string(r) + " is still reachable";
+      if (reach[r] == 2) return "retired node " + std::to_string(r) + " is also free";
+      if (reach[r] == 3) return "node " + std::to_string(r) + " was retired twice";
+      reach[r] = 3;
+    }
+    if (users + free.size() + retired != ref_.ring_size)
+      return "node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) + " free + " +
+             std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size);
+    return "";
+  }
   std::vector<node::word_t> words() const { return words_.to_vector(); }
   void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
 

@@ -12,21 +12,23 @@ namespace bench_list {
 
 #if STM_WITH_CUDA
 outcome run_mix_gpu(const mix_config& c, const std::string& impl, const std::string& cm);
-outcome run_seed_gpu(const seed_config& c);
+outcome run_seed_gpu(const seed_config& c, const std::string& impl);
 #endif
 
 namespace {
 
 const char* const mix_impls[] = {"harris", "bucketed", "tx"};
+const char* const seed_impls[] = {"harris", "indexed"};
 
 bool seed_mode(const bench::options& o) { return !o.get("nodes-file").empty() || !o.get("ops-file").empty(); }
 
 std::vector<std::string> impls(const bench::options& o) {
   const std::string i = o.impl.empty() ? (seed_mode(o) ? "harris" : "all") : o.impl;
   if (seed_mode(o)) {
-    if (i != "harris" && i != "all")
-      throw stm::usage_error("--impl " + i + ": the seed file replay (positional insert-after) runs on impl harris only");
-    return {"harris"};
+    if (i == "all") return {seed_impls[0], seed_impls[1]};
+    for (auto* k : seed_impls)
+      if (i == k) return {i};
+    throw stm::usage_error("--impl " + i + ": the seed file replay (positional insert-after) runs on harris, indexed or all");
   }
   if (i == "all") return {mix_impls[0], mix_impls[1], mix_impls[2]};
   for (auto* k : mix_impls)
@@ -79,22 +81,25 @@ std::vector<bench::result> run(const bench::options& o) {
   std::vector<bench::result> rs;
   if (seed_mode(o)) {
     const auto c = make_seed_config(o);
-    outcome out;
-#if STM_WITH_CUDA
-    if (o.backend == stm::backend::gpu) out = run_seed_gpu(c);
-    else
-#endif
-      out = run_seed<stm::cpu_exec>(c);
-    bench::result r = bench::base_result(o, "harris", c.threads);
-    r.str("mode", "seed-replay").integer("initial", static_cast<std::int64_t>(c.initial.size()));
-    r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("succeeded", static_cast<std::int64_t>(out.succeeded));
-    r.integer("final_size", static_cast<std::int64_t>(out.final_size));
-    r.num("seconds", out.seconds).num("ms", out.seconds * 1e3);
-    r.num("throughput", out.seconds > 0 ? double(out.ops) / out.seconds : 0.0);
-    r.boolean("verified", out.verified);
-    r.verified = out.verified;
-    r.verify_message = out.message;
-    rs.push_back(r);
+    for (const auto& impl : impls(o)) {
+      outcome out;
+  #if STM_WITH_CUDA
+      if (o.backend == stm::backend::gpu) out = run_seed_gpu(c, impl);
+      else
+  #endif
+        out = impl == "indexed" ? run_seed<stm::cpu_exec, stm::list::indexed_seq>(c)
+                                : run_seed<stm::cpu_exec, stm::list::harris_seq>(c);
+      bench::result r = bench::base_result(o, impl, c.threads);
+      r.str("mode", "seed-replay").integer("initial", static_cast<std::int64_t>(c.initial.size()));
+      r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("succeeded", static_cast<std::int64_t>(out.succeeded));
+      r.integer("final_size", static_cast<std::int64_t>(out.final_size));
+      r.num("seconds", out.seconds).num("ms", out.seconds * 1e3);
+      r.num("throughput", out.seconds > 0 ? double(out.ops) / out.seconds : 0.0);
+      r.boolean("verified", out.verified);
+      r.verified = out.verified;
+      r.verify_message = impl + ": " + out.message;
+      rs.push_back(r);
+    }
     return rs;
   }
   const auto c = make_mix_config(o);
@@ -129,7 +134,7 @@ std::vector<bench::result> run(const bench::options& o) {
 }
 
 bench::registrar reg({"list",
-                      "sorted linked lists (harris, bucketed, tx) and seed 004's insert-after replay",
+                      "sorted linked lists (harris, bucketed, tx) and seed 004's insert-after replay (harris, indexed)",
                       {{"keys", "10000", "key range of the mix: keys 0..N-1, about half present at the start"},
                        {"mix", "20/20/60", "insert/remove/contains percentages"},
                        {"nodes-file", "", "seed 004 listnodes.txt (with --ops-file: replay mode)"},

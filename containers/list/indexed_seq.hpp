@@ -1,0 +1,266 @@
+// containers/list/indexed_seq.hpp - stm::list::indexed_seq: seed 004's
+// positional list (insert-after-value, remove-value) with a value -> node
+// index, so that every operation finds its node in O(1) instead of walking
+// the list (harris_seq walks half of it on average).
+//
+//   stm::list::indexed_seq seq(stm::backend::gpu, capacity);
+//   seq.assign({5, 4, 3, 2, 1});               // host, quiescent: the initial sequence
+//   auto s = seq.ref();
+//   s.insert_after(2, 6);                      // device: 6 right after 2
+//   s.remove(1);  s.contains(3);
+//   seq.reclaim();  seq.to_vector();           // host, between launches
+//
+// Meaning (sequential specification; every operation is linearizable). The
+// state is the sequence S of distinct values and the set U of values used
+// since the last assign()/reclaim(): the values of S at that point plus every
+// value inserted since (removing a value does not return it to U).
+//  - insert_after(t, n): t not in S -> not_found; else n in U -> exists;
+//    else n is placed immediately after t in S and added to U -> ok;
+//    pool_exhausted when no node is free (nothing changes).
+//    Seed files never reuse a value (the parser checks it), so there exists
+//    never happens.
+//  - remove(v): v in S -> removed, ok; else not_found.
+//  - contains(v): whether v is in S.
+// Linearization points: remove, the CAS that marks v's node; insert_after,
+// the CAS that publishes n in the index (ok) or that fails the linked node
+// (exists), or the load that finds t's node marked (not_found).
+//
+// How: a new node is linked behind t's node with a pending flag, then its
+// value is published in the index (one CAS on an empty slot), then the flag
+// is cleared. Any operation that would change a node whose word or successor
+// is pending first finishes that insertion (helping), so t cannot be removed
+// and nothing can be inserted between t and n before n is published.
+// Progress: lock-free (helping); no walks, so each operation costs O(1)
+// expected memory accesses plus retries under contention on the same target.
+//
+// Removal is lazy: a removed node is marked and stays linked (it is skipped
+// by everything) until reclaim(), called at a quiescent point, unlinks every
+// marked node, frees it and rebuilds the index. Nodes are therefore never
+// reused while any operation of the launch can reach them. Between two
+// reclaim() calls at most `capacity` nodes can be taken (inserts, including
+// ones that end in not_found after a lost race, return an unused node).
+//
+// Differences from harris_seq: O(1) operations; removed nodes stay linked
+// until reclaim(); duplicates of used values are reported (exists) instead of
+// being a precondition.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "containers/list/detail/node_pool.hpp"
+#include "containers/list/detail/value_index.hpp"
+
+namespace stm::list {
+
+class indexed_seq_ref {
+ public:
+  STM_HD op_status insert_after(std::uint32_t target, std::uint32_t value) const {
+    const std::uint32_t t = index_.find(target);
+    if (t == 0) return op_status::not_found;
+    std::uint32_t fresh = node::head;
+    for (;;) {
+      const node::word_t tw = pool_.load(t);
+      if (node::marked(tw)) {
+        if (fresh != node::head) pool_.retire(fresh);  // never linked
+        return op_status::not_found;
+      }
+      if (pending(tw)) {  // t itself is still being inserted: finish it first
+        finish(t, tw);
+        continue;
+      }
+      const std::uint32_t nx = node::next(tw);
+      if (nx != node::tail) {
+        const node::word_t nw = pool_.load(nx);
+        if (pending(nw)) {  // an insertion right after t is not finished yet
+          finish(nx, nw);
+          continue;
+        }
+      }
+      if (fresh == node::head) {
+        fresh = pool_.allocate();
+        if (fresh == node::head) return op_status::pool_exhausted;
+      }
+      // Private until the CAS below links it (its release publishes the word).
+      pool_.at(fresh).store(node::make(value, nx, /*flag = pending*/ true), memory_order_relaxed);
+      if (pool_.cas(t, tw, node::with_next(tw, fresh))) {
+        const node::word_t fw = finish(fresh, pool_.load(fresh));
+        return node::marked(fw) ? op_status::exists : op_status::ok;
+      }
+    }
+  }
+
+  STM_HD op_status remove(std::uint32_t value) const {
+    const std::uint32_t n = index_.find(value);
+    if (n == 0) return op_status::not_found;
+    for (;;) {
+      const node::word_t w = pool_.load(n);
+      if (node::marked(w)) return op_status::not_found;
+      if (pending(w)) {
+        finish(n, w);
+        continue;
+      }
+      const std::uint32_t nx = node::next(w);
+      if (nx != node::tail) {
+        const node::word_t nw = pool_.load(nx);
+        if (pending(nw)) {  // an insert after `value` must take effect before the removal
+          finish(nx, nw);
+          continue;
+        }
+      }
+      if (pool_.cas(n, w, node::with_mark(w))) return op_status::ok;  // linearization point
+    }
+  }
+
+  STM_HD bool contains(std::uint32_t value) const {
+    const std::uint32_t n = index_.find(value);
+    return n != 0 && !node::marked(pool_.load(n));  // published (even if still flagged) and not removed
+  }
+
+ private:
+  friend class indexed_seq;
+  // Pending: linked (or about to be) and not yet published or failed.
+  STM_HD static bool pending(node::word_t w) { return node::flag(w) && !node::marked(w); }
+
+  // Finish the insertion of node i (word w): publish its value, then clear the
+  // flag (published) or mark the node (the value was already used: the node
+  // stays linked, invisible, until reclaim()). Idempotent; any thread may do
+  // it. Returns i's word afterwards (flag clear: ok; marked: exists).
+  STM_HD node::word_t finish(std::uint32_t i, node::word_t w) const {
+    while (pending(w)) {
+      const bool mine = index_.publish(node::key(w), i) == i;
+      // While pending, only finish() changes i's word (everyone else helps first).
+      if (pool_.cas(i, w, mine ? node::without_flag(w) : node::with_mark(w))) return mine ? node::without_flag(w) : node::with_mark(w);
+      w = pool_.load(i);
+    }
+    return w;
+  }
+
+  detail::pool_ref pool_{};
+  detail::value_index_ref index_{};
+};
+static_assert(std::is_trivially_copyable_v<indexed_seq_ref>);
+
+/// Host owner (move-only): the node pool and the index.
+class indexed_seq {
+ public:
+  indexed_seq(backend where, std::uint64_t capacity) : pool_(where, 2, capacity), slots_(where, table_size(capacity)) {
+    ref_.pool_ = pool_.ref();
+    ref_.index_.slots = slots_.data();
+    ref_.index_.mask = slots_.size() - 1;
+    std::uint32_t lg = 0;
+    while ((std::uint64_t(1) << lg) < slots_.size()) ++lg;
+    ref_.index_.shift = 64 - lg;
+    assign({});
+  }
+  indexed_seq_ref ref() const { return ref_; }
+  std::uint64_t capacity() const { return pool_.capacity(); }
+
+  /// Quiescent point: replace the contents by `values` (distinct, at most
+  /// capacity; usage_error otherwise).
+  void assign(const std::vector<std::uint32_t>& values) {
+    if (values.size() > pool_.capacity())
+      throw usage_error(std::to_string(values.size()) + " values do not fit a list of capacity " +
+                        std::to_string(pool_.capacity()));
+    std::unordered_set<std::uint32_t> seen;
+    for (auto v : values)
+      if (!seen.insert(v).second) throw usage_error("value " + std::to_string(v) + " appears twice in the initial sequence");
+    std::vector<node::word_t> w(2 + std::size_t(pool_.capacity()), 0);
+    const std::uint32_t n = static_cast<std::uint32_t>(values.size());
+    w[node::head] = node::make(0, n ? 2u : node::tail, true);
+    for (std::uint32_t i = 0; i < n; ++i) w[2 + i] = node::make(values[i], i + 1 < n ? 3 + i : node::tail);
+    w[node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
+    pool_.upload_words(w);
+    pool_.reset();
+    pool_.skip(n);
+    rebuild_index(w);
+  }
+
+  /// Quiescent point: unlink every removed (or failed) node, free it with the
+  /// nodes retired since the last call, and rebuild the index from the
+  /// sequence (U becomes the values of S). Returns the nodes freed.
+  std::uint64_t reclaim() {
+    auto w = pool_.words();
+    std::vector<std::uint32_t> dead;
+    std::uint32_t prev = node::head;
+    for (std::uint32_t t = node::next(w[node::head]); t != node::tail;) {
+      if (t < 2 || t >= w.size() || dead.size() > pool_.capacity())
+        throw std::logic_error("indexed_seq: the list is corrupt (" + check() + ")");
+      const std::uint32_t nx = node::next(w[t]);
+      if (node::marked(w[t])) {
+        dead.push_back(t);
+        w[prev] = node::with_next(w[prev], nx);
+      } else {
+        prev = t;
+      }
+      t = nx;
+    }
+    pool_.upload_words(w);
+    pool_.retire_on_host(dead);
+    const std::uint64_t freed = pool_.reclaim();
+    rebuild_index(w);
+    return freed;
+  }
+
+  /// Quiescent point: the sequence (removed nodes skipped); logic_error when
+  /// the structure is unsound (see check()).
+  std::vector<std::uint32_t> to_vector() const {
+    std::vector<std::uint32_t> out;
+    const std::string e = check(&out);
+    if (!e.empty()) throw std::logic_error("indexed_seq: " + e);
+    return out;
+  }
+
+  /// Quiescent point: empty string when sound, else what is wrong: a cycle, a
+  /// node still pending, a value twice, a present value the index does not map
+  /// to its node, or node accounting (linked + free + retired != capacity).
+  std::string check(std::vector<std::uint32_t>* values = nullptr) const {
+    const auto w = pool_.words();
+    const auto slots = slots_.to_vector();
+    detail::value_index_ref host = ref_.index_;
+    host.slots = const_cast<std::uint64_t*>(slots.data());
+    std::vector<char> reach(w.size(), 0);
+    std::unordered_set<std::uint32_t> seen;
+    std::uint64_t linked = 0;
+    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
+      if (t < 2 || t >= w.size()) return "next index " + std::to_string(t) + " is not a user node";
+      if (reach[t]) return "cycle at node " + std::to_string(t);
+      reach[t] = 1;
+      ++linked;
+      if (pending(w[t])) return "node " + std::to_string(t) + " is still pending after the launch";
+      if (node::marked(w[t])) continue;
+      const std::uint32_t v = node::key(w[t]);
+      if (!seen.insert(v).second) return "value " + std::to_string(v) + " is present twice";
+      if (host.find(v) != t) return "the index does not map present value " + std::to_string(v) + " to its node";
+      if (values) values->push_back(v);
+    }
+    return pool_.account(std::move(reach), linked);
+  }
+
+ private:
+  STM_HD static bool pending(node::word_t w) { return indexed_seq_ref::pending(w); }
+  static std::size_t table_size(std::uint64_t capacity) {
+    std::uint64_t n = 2;
+    while (n < 2 * (capacity + 2)) n <<= 1;
+    return static_cast<std::size_t>(n);
+  }
+  void rebuild_index(const std::vector<node::word_t>& w) {
+    std::vector<std::uint64_t> slots(slots_.size(), 0);
+    detail::value_index_ref host = ref_.index_;
+    host.slots = slots.data();
+    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t]))
+      if (!node::marked(w[t])) host.publish(node::key(w[t]), t);
+    slots_.upload(slots);
+  }
+
+  detail::node_pool pool_;
+  buffer<std::uint64_t> slots_;
+  indexed_seq_ref ref_{};
+};
+
+}  // namespace stm::list

@@ -1,0 +1,2 @@
+// GPU instances of the list linearizability tests.
+#include "list_lin_tests.inc"
