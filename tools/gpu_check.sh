@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]
-#                            [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
+#                            [--skip=NAME,...] [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
 #   --only=NAME       only the suites (and sanitizer runs) whose name contains NAME
+#   --skip=A,B        no suite whose name contains A or B
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
 #   --deadline=S      start no suite later than S seconds after the script started
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
@@ -17,7 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
+QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -28,6 +29,7 @@ for a in "$@"; do
     --sanitize=*) SANITIZE_ONLY="${a#--sanitize=}" ;;
     --deadline=*) DEADLINE="${a#--deadline=}" ;;
     --prebuilt=*) PREBUILT="${a#--prebuilt=}" ;;
+    --skip=*) SKIP="${a#--skip=}" ;;
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
@@ -115,6 +117,8 @@ if [ "$BENCHMARKS" = 1 ]; then
   for suite in tools/gpu_suites/*.sh; do
     name="$(basename "$suite" .sh)"
     [ -n "$ONLY" ] && [[ "$name" != *"$ONLY"* ]] && continue
+    skip=0; for p in ${SKIP//,/ }; do [[ "$name" == *"$p"* ]] && skip=1; done
+    [ "$skip" = 1 ] && continue
     t1=$(date +%s)
     left=$(( DEADLINE - (t1 - t0) ))
     if [ "$left" -le 10 ]; then note "suite $name: SKIPPED (deadline)"; continue; fi

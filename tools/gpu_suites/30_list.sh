@@ -20,7 +20,7 @@ done
   --out "$RESULTS/list.jsonl" -q || echo "FAILED: list seed replay e1 indexed, 100000 threads" >&2
 # The plain Harris list walks ~2,500 nodes per operation: one run per thread count.
 threads="1024 8192 65536 full"
-[ "$QUICK" = 1 ] && threads="65536"
+[ "$QUICK" = 1 ] && threads="65536 full"
 for thr in $threads; do
   "$BENCH" --workload list --backend gpu --impl bucketed --keys 10000 --ops 1000000 --mix 20/20/60 --threads $thr \
     --repeat $rep --warmup 1 --format json --out "$RESULTS/list.jsonl" -q || echo "FAILED: list bucketed threads=$thr" >&2
