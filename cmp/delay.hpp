@@ -30,6 +30,8 @@ struct delay : manager_base {
   static constexpr const char* name = "delay";
   /// Most polls of the contended lock word after an abort.
   static constexpr std::uint32_t delay_polls = 256;
+  /// Consecutive aborts after which the randomized back-off applies as well.
+  static constexpr std::uint32_t repeat_aborts_before_backoff = 8;
 
   // The lock word that made the last attempt abort, and its value then.
   std::uint32_t* contended = nullptr;
@@ -45,6 +47,9 @@ struct delay : manager_base {
     // protocol; this load only decides when to start.
     for (std::uint32_t p = 0; p < delay_polls && word.load(memory_order_relaxed) == seen; ++p)
       platform::backoff_ns(64);
+    // Under heavy contention the lock changes hands every few microseconds and
+    // the poll ends at once; a transaction that keeps failing also backs off.
+    if (attempt >= repeat_aborts_before_backoff) with_tuning<backoff>(tune).on_abort(tid, attempt, cause);
   }
 
   STM_HD void on_start() { contended = nullptr; }

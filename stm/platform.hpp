@@ -16,6 +16,7 @@
 #include <cuda/atomic>
 
 #if !defined(__CUDA_ARCH__)
+#include <chrono>
 #include <thread>
 #endif
 
@@ -65,15 +66,18 @@ STM_HD inline void fence_acq_rel() { cuda::atomic_thread_fence(memory_order_acq_
 STM_HD inline void fence_acquire() { cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_device); }
 STM_HD inline void fence_release() { cuda::atomic_thread_fence(memory_order_release, cuda::thread_scope_device); }
 
-/// Back off for roughly `ns` nanoseconds: __nanosleep on the GPU, a yield on
-/// the CPU (host threads are often oversubscribed, so sleeping in ns units
-/// would be far coarser than asked).
+/// Back off for roughly `ns` nanoseconds: __nanosleep on the GPU (which sleeps
+/// at most about a millisecond per call, so longer waits loop), a yield on the
+/// CPU for short waits (host threads are often oversubscribed, so sleeping in
+/// ns units would be far coarser than asked) and a real sleep for long ones.
 STM_HD inline void backoff_ns(std::uint32_t ns) {
 #if STM_ON_DEVICE
+  constexpr std::uint32_t chunk = 1000000u;
+  for (; ns > chunk; ns -= chunk) __nanosleep(chunk);
   __nanosleep(ns);
 #else
-  (void)ns;
-  std::this_thread::yield();
+  if (ns >= 100000u) std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+  else std::this_thread::yield();
 #endif
 }
 
