@@ -5,7 +5,7 @@
 # keys for harris, bucketed and tx, with a thread sweep. Every run is verified.
 rep=5
 [ "$QUICK" = 1 ] && rep=3
-seeddir="$(mktemp -d)"
+seeddir=list-seed  # relative, so that the recorded commands can be rerun after the generator
 python3 "$(dirname "$BENCH")/../tools/list_seed_files.py" 10000 100000 "$seeddir/e1" --seed 1 &&
 python3 "$(dirname "$BENCH")/../tools/list_seed_files.py" 40000 10000 "$seeddir/e2" --seed 2 ||
   echo "FAILED: list seed file generation" >&2
@@ -29,4 +29,3 @@ for thr in $threads; do
   "$BENCH" --workload list --backend gpu --impl harris --keys 10000 --ops 1000000 --mix 20/20/60 --threads $thr \
     --repeat 3 --warmup 1 --format json --out "$RESULTS/list.jsonl" -q || echo "FAILED: list harris threads=$thr" >&2
 done
-rm -rf "$seeddir"
