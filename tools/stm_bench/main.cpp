@@ -30,10 +30,13 @@ void print_table(const std::vector<bench::result>& rs, std::ostream& os) {
   for (const auto& r : rs)
     for (const auto& f : r.fields)
       if (std::find(keys.begin(), keys.end(), f.first) == keys.end()) keys.push_back(f.first);
-  // wide object fields (aborts by cause) go below the table
+  // The table keeps what identifies and measures a run; every other field
+  // (workload parameters, aborts by cause, ...) is listed below it, per result.
+  static const char* const table_keys[] = {"workload", "cm", "impl", "mode", "backend", "threads", "accounts", "keys",
+                                           "ops", "commits", "abort_rate", "seconds", "throughput", "verified"};
   std::vector<std::string> cols;
-  for (const auto& k : keys)
-    if (k != "device" && k != "command") cols.push_back(k);
+  for (const char* k : table_keys)
+    if (std::find(keys.begin(), keys.end(), k) != keys.end()) cols.push_back(k);
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rs) {
     std::vector<std::string> row;
@@ -58,11 +61,15 @@ void print_table(const std::vector<bench::result>& rs, std::ostream& os) {
   };
   line(cols);
   for (const auto& row : cells) line(row);
-  if (!rs.empty()) {
-    std::string dev = rs.front().text("device");
-    if (dev.size() >= 2 && dev.front() == '"') dev = dev.substr(1, dev.size() - 2);
-    os << "device: " << dev << "\n";
+  auto unquote = [](std::string v) { return v.size() >= 2 && v.front() == '"' ? v.substr(1, v.size() - 2) : v; };
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    std::string details;
+    for (const auto& f : rs[i].fields)
+      if (std::find(cols.begin(), cols.end(), f.first) == cols.end() && f.first != "device" && f.first != "command")
+        details += (details.empty() ? "" : ", ") + f.first + " " + unquote(f.second);
+    if (!details.empty()) os << (rs.size() > 1 ? "row " + std::to_string(i + 1) + ": " : "details: ") << details << "\n";
   }
+  if (!rs.empty()) os << "device: " << unquote(rs.front().text("device")) << "\n";
   for (const auto& r : rs)
     if (!r.verify_message.empty()) os << (r.verified ? "verified: " : "VERIFICATION FAILED: ") << r.verify_message << "\n";
 }
