@@ -67,7 +67,7 @@ struct backoff : manager_base {
       if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_prelocked(e.version, tx.tid),
                                                          memory_order_relaxed)) {
         if (!lw::is_free(expect)) held(e.lock, expect);
-        return fail(tx, abort_cause::prelock);
+        return tx.abort_releasing(abort_cause::prelock);
       }
       e.state = detail::lock_pre;
     }
@@ -79,7 +79,7 @@ struct backoff : manager_base {
       r.covered = 0;
       for (std::uint32_t k = 0; k < tx.n_locks; ++k)
         if (tx.locks[k].lock == r.lock) {
-          if (tx.locks[k].version != r.version) return fail(tx, abort_cause::validation);
+          if (tx.locks[k].version != r.version) return tx.abort_releasing(abort_cause::validation);
           r.covered = 1;
           break;
         }
@@ -95,10 +95,10 @@ struct backoff : manager_base {
         const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
         if (!lw::is_free(w) || lw::version(w) != r.version) {
           if (!lw::is_free(w)) held(r.lock, w);
-          return fail(tx, abort_cause::validation);
+          return tx.abort_releasing(abort_cause::validation);
         }
       }
-      if (detail::load_word(r.addr, r.size) != r.value) return fail(tx, abort_cause::validation);
+      if (detail::load_word(r.addr, r.size) != r.value) return tx.abort_releasing(abort_cause::validation);
     }
     // 3. final locks. Only the pre-lock holder changes a pre-locked word under
     // this manager, so the CAS fails only if transactions of another manager
@@ -108,19 +108,12 @@ struct backoff : manager_base {
       std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
       if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
                                                          memory_order_relaxed))
-        return fail(tx, abort_cause::lock);
+        return tx.abort_releasing(abort_cause::lock);
       e.state = detail::lock_final;
     }
     return true;
   }
 
- private:
-  template <class Core>
-  STM_HD static bool fail(Core& tx, abort_cause c) {
-    tx.release_unpublished();
-    tx.fail(c);
-    return false;
-  }
 };
 
 }  // namespace stm::cm

@@ -123,12 +123,6 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
-  template <class Core>
-  STM_HD static bool fail(Core& tx, abort_cause c) {
-    tx.release_unpublished();
-    tx.fail(c);
-    return false;
-  }
 
   // Take lock `li` (the lock bit when we write under it, else the pre-lock
   // bit), then validate the reads under it.
@@ -146,7 +140,7 @@ struct basic_gpustm : manager_base {
         if (word.compare_exchange_weak(cur, mine, memory_order_acquire, memory_order_relaxed)) break;
         continue;  // cur holds the word seen: look again
       }
-      if (++polls > commit_wait_polls) return fail(tx, abort_cause::lock);
+      if (++polls > commit_wait_polls) return tx.abort_releasing(abort_cause::lock);
       platform::backoff_ns(32u << (polls < 5 ? polls : 5));
       cur = word.load(memory_order_relaxed);
     }
@@ -176,7 +170,7 @@ struct basic_gpustm : manager_base {
         owned = true;
       }
     }
-    return ok ? true : fail(tx, abort_cause::validation);
+    return ok ? true : tx.abort_releasing(abort_cause::validation);
   }
 };
 

@@ -56,7 +56,7 @@ struct prstm : manager_base {
     // word: our pre-lock CAS saw it free at the version of the write entry, and
     // nobody can commit it without stealing, which step 3 detects.
     bool all_covered = true;
-    if (!mark_covered(tx, all_covered)) return fail(tx, abort_cause::validation);
+    if (!mark_covered(tx, all_covered)) return tx.abort_releasing(abort_cause::validation);
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
     if (!all_covered) platform::fence_seq_cst();
@@ -65,12 +65,6 @@ struct prstm : manager_base {
   }
 
  private:
-  template <class Core>
-  STM_HD static bool fail(Core& tx, abort_cause c) {
-    tx.release_unpublished();
-    tx.fail(c);
-    return false;
-  }
 
   // Step 1 for entry k, starting from the observed word `cur`.
   template <class Core>
@@ -109,11 +103,11 @@ struct prstm : manager_base {
         }
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks && !ok[k] && !prelock_one(tx, k, seen[k])) return fail(tx, abort_cause::prelock);
+        if (k < tx.n_locks && !ok[k] && !prelock_one(tx, k, seen[k])) return tx.abort_releasing(abort_cause::prelock);
     } else {
       for (std::uint32_t k = 0; k < tx.n_locks; ++k)
         if (!prelock_one(tx, k, tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
-          return fail(tx, abort_cause::prelock);
+          return tx.abort_releasing(abort_cause::prelock);
     }
     return true;
   }
@@ -175,12 +169,12 @@ struct prstm : manager_base {
         }
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && !check_one(tx, i, w[i], v[i])) return fail(tx, abort_cause::validation);
+        if (i < tx.n_reads && !check_one(tx, i, w[i], v[i])) return tx.abort_releasing(abort_cause::validation);
     } else {
       for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
         const auto& r = tx.reads[i];
         const std::uint32_t w = r.covered ? 0u : tx.table.word(r.lock).load(memory_order_relaxed);
-        if (!check_one(tx, i, w, detail::load_word(r.addr, r.size))) return fail(tx, abort_cause::validation);
+        if (!check_one(tx, i, w, detail::load_word(r.addr, r.size))) return tx.abort_releasing(abort_cause::validation);
       }
     }
     return true;
@@ -205,7 +199,7 @@ struct prstm : manager_base {
     } else {
       for (std::uint32_t k = 0; k < tx.n_locks && all; ++k) all = lock_one(k);
     }
-    return all ? true : fail(tx, abort_cause::lock);  // a pre-lock was stolen by a higher priority
+    return all ? true : tx.abort_releasing(abort_cause::lock);  // a pre-lock was stolen by a higher priority
   }
 };
 

@@ -277,6 +277,14 @@ struct tx_core {
     release_stolen_reads();
   }
 
+  /// A commit protocol's failure exit: release what this attempt holds, record
+  /// the cause, and return false (for `return tx.abort_releasing(cause);`).
+  STM_HD bool abort_releasing(abort_cause c) {
+    release_unpublished();
+    fail(c);
+    return false;
+  }
+
   /// Give back the pre-locks taken on read-only locations during validation.
   STM_HD void release_stolen_reads() {
     for (std::uint32_t i = 0; i < n_reads; ++i) {

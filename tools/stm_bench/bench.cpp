@@ -1,6 +1,8 @@
 // tools/stm_bench/bench.cpp - options, results and progress for workloads.
 #include "bench.hpp"
 
+#include "stm/stats.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -129,6 +131,20 @@ result& result::object(const std::string& key, const std::vector<std::pair<std::
   std::string s = "{";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_escape(v[i].first) + ": " + json_number(v[i].second);
   fields.emplace_back(key, s + "}");
+  return *this;
+}
+result& result::aborts(const std::uint64_t* by_cause) {
+  std::vector<std::pair<std::string, double>> v;
+  for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)
+    v.emplace_back(stm::to_string(static_cast<stm::abort_cause>(i)), static_cast<double>(by_cause[i]));
+  return object("aborts", v);
+}
+result& result::measured(double done, double seconds, bool ok, const std::string& message) {
+  num("seconds", seconds);
+  num("throughput", seconds > 0 ? done / seconds : 0.0);
+  boolean("verified", ok);
+  verified = ok;
+  verify_message = message;
   return *this;
 }
 double result::number(const std::string& key) const {

@@ -81,6 +81,11 @@ struct result {
   result& integer(const std::string& key, std::int64_t v);
   result& boolean(const std::string& key, bool v);
   result& object(const std::string& key, const std::vector<std::pair<std::string, double>>& v);
+  /// "aborts": {cause: count} for the num_abort_causes counters of a run.
+  result& aborts(const std::uint64_t* by_cause);
+  /// The closing fields of every run: seconds, throughput (done / seconds),
+  /// verified; also sets `verified` and `verify_message`.
+  result& measured(double done, double seconds, bool ok, const std::string& message);
   /// Value of a numeric field (0 when absent).
   double number(const std::string& key) const;
   std::string text(const std::string& key) const;  // raw JSON text of a field

@@ -68,21 +68,15 @@ std::vector<bench::result> run(const bench::options& o) {
   const std::uint64_t sem = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
   r.integer("semantic_conflicts", static_cast<std::int64_t>(sem));
   r.integer("concurrent_aborts", static_cast<std::int64_t>(out.stats.total_aborts() - sem));
-  std::vector<std::pair<std::string, double>> aborts;
-  for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)
-    aborts.emplace_back(stm::to_string(static_cast<stm::abort_cause>(i)), static_cast<double>(out.stats.aborts[i]));
-  r.object("aborts", aborts);
+  r.aborts(out.stats.aborts);
   r.num("abort_rate", out.stats.abort_rate());
   r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
   r.num("retries_per_commit",
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));
-  r.num("seconds", out.seconds);
-  r.num("throughput", out.seconds > 0 ? double(out.stats.commits) / out.seconds : 0.0);
-  r.boolean("verified", out.verified);
-  r.verified = out.verified;
-  r.verify_message = std::to_string(out.table.committed_after_conflict) + " transactions postponed then committed, " +
-                     std::to_string(out.table.unresolved) + " unresolved; " + out.message;
+  r.measured(double(out.stats.commits), out.seconds, out.verified,
+             std::to_string(out.table.committed_after_conflict) + " transactions postponed then committed, " +
+                 std::to_string(out.table.unresolved) + " unresolved; " + out.message);
   return {r};
 }
 

@@ -93,11 +93,8 @@ std::vector<bench::result> run(const bench::options& o) {
       r.str("mode", "seed-replay").integer("initial", static_cast<std::int64_t>(c.initial.size()));
       r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("succeeded", static_cast<std::int64_t>(out.succeeded));
       r.integer("final_size", static_cast<std::int64_t>(out.final_size));
-      r.num("seconds", out.seconds).num("ms", out.seconds * 1e3);
-      r.num("throughput", out.seconds > 0 ? double(out.ops) / out.seconds : 0.0);
-      r.boolean("verified", out.verified);
-      r.verified = out.verified;
-      r.verify_message = impl + ": " + out.message;
+      r.num("ms", out.seconds * 1e3);
+      r.measured(double(out.ops), out.seconds, out.verified, impl + ": " + out.message);
       rs.push_back(r);
     }
     return rs;
@@ -118,16 +115,9 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("capacity_aborts", static_cast<std::int64_t>(out.capacity));
     if (impl == "tx") {
       r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-      std::vector<std::pair<std::string, double>> aborts;
-      for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)
-        aborts.emplace_back(stm::to_string(static_cast<stm::abort_cause>(i)), static_cast<double>(out.stats.aborts[i]));
-      r.object("aborts", aborts);
+      r.aborts(out.stats.aborts);
     }
-    r.num("seconds", out.seconds);
-    r.num("throughput", out.seconds > 0 ? double(out.ops) / out.seconds : 0.0);
-    r.boolean("verified", out.verified);
-    r.verified = out.verified;
-    r.verify_message = impl + ": " + out.message;
+    r.measured(double(out.ops), out.seconds, out.verified, impl + ": " + out.message);
     rs.push_back(r);
   }
   return rs;

@@ -83,18 +83,11 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("remaining", static_cast<std::int64_t>(out.remaining));
     if (impl == "tx") {
       r.integer("commits", static_cast<std::int64_t>(out.tx.commits));
-      std::vector<std::pair<std::string, double>> aborts;
-      for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)
-        aborts.emplace_back(stm::to_string(static_cast<stm::abort_cause>(i)), static_cast<double>(out.tx.aborts[i]));
-      r.object("aborts", aborts);
+      r.aborts(out.tx.aborts);
       r.num("abort_rate", out.tx.abort_rate());
     }
-    r.num("seconds", out.seconds);
-    r.num("throughput", out.seconds > 0 ? double(c.ops) / out.seconds : 0.0);
     r.num("mops", out.seconds > 0 ? double(c.ops) / out.seconds * 1e-6 : 0.0);
-    r.boolean("verified", out.verified);
-    r.verified = out.verified;
-    r.verify_message = impl + ": " + out.message;
+    r.measured(double(c.ops), out.seconds, out.verified, impl + ": " + out.message);
     rs.push_back(std::move(r));
   }
   return rs;
