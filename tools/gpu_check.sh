@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]
+# tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--cpu-tests] [--only=NAME]
 #                            [--skip=NAME,...] [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
-#   --only=NAME       only the suites (and sanitizer runs) whose name contains NAME
+#   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
+#                     the CPU ones are what CI runs on every machine)
+#   --only=A,B        only the suites whose name contains A or B
 #   --skip=A,B        no suite whose name contains A or B
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
 #   --deadline=S      start no suite later than S seconds after the script started
@@ -18,12 +20,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
+QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
+    --cpu-tests) CPU_TESTS=1 ;;
     --no-tests) TESTS=0; SANITIZE=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
     --sanitize=*) SANITIZE_ONLY="${a#--sanitize=}" ;;
@@ -72,7 +75,6 @@ sanitize() {
 }
 sanitized() {  # is this program selected for the sanitizer?
   local exe="$1"
-  [ -n "$ONLY" ] && [[ "$exe" != *"$ONLY"* ]] && return 1
   if [ -n "$SANITIZE_ONLY" ]; then
     for p in ${SANITIZE_ONLY//,/ }; do [[ "$(basename "$exe")" == *"$p"* ]] && return 0; done
     return 1
@@ -83,6 +85,7 @@ sanitized() {  # is this program selected for the sanitizer?
 if [ "$TESTS" = 1 ]; then
   exes=$(find "${BIN:-build-gpu}/tests" -type f -perm -u+x ! -name '*.sh' ! -path '*CMakeFiles*' | sort)
   gpu_exes=$(printf '%s\n' $exes | grep '_gpu$')
+  [ "$CPU_TESTS" = 1 ] || exes="$gpu_exes"
   # The sanitizers run alongside the tests: they check, they time nothing.
   : > "$RESULTS/sanitizer.txt"
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
@@ -120,7 +123,10 @@ fi
 if [ "$BENCHMARKS" = 1 ]; then
   for suite in tools/gpu_suites/*.sh; do
     name="$(basename "$suite" .sh)"
-    [ -n "$ONLY" ] && [[ "$name" != *"$ONLY"* ]] && continue
+    if [ -n "$ONLY" ]; then
+      hit=0; for p in ${ONLY//,/ }; do [[ "$name" == *"$p"* ]] && hit=1; done
+      [ "$hit" = 1 ] || continue
+    fi
     skip=0; for p in ${SKIP//,/ }; do [[ "$name" == *"$p"* ]] && skip=1; done
     [ "$skip" = 1 ] && continue
     t1=$(date +%s)
