@@ -47,8 +47,11 @@
 //    locks for `gpustm`); overflow aborts with cause capacity, never silently.
 //  - GPU-STM keeps its logs in global memory; ours live in the descriptor
 //    (thread-local memory), like PR-STM's sets.
-//  - The paper's comparator retries a semantic conflict up to 100 times; here
-//    a semantic conflict ends the transaction as under every manager.
+//  - Semantic conflicts: the paper's comparator retries one at once up to 100
+//    times and never postpones it (semantic_retries below, read by the
+//    transaction table, stm/txtable.hpp); after the last retry the transaction
+//    is unresolved. Outside a table a semantic conflict ends the transaction,
+//    as under every manager.
 //
 // Abort causes: read_locked (a read or write found a write-locked location),
 // validation (a read's value moved, at a read or at commit), lock (a commit
@@ -71,6 +74,9 @@ template <std::uint32_t LogCapacity>
 struct basic_gpustm : manager_base {
   static_assert(LogCapacity >= 1, "the lock log needs a capacity of at least one");
   static constexpr const char* name = "gpustm";
+  /// The paper's treatment of a semantic conflict: up to 100 immediate retries,
+  /// no postponement (seed 003, section 4.3).
+  static constexpr std::uint32_t semantic_retries = 100;
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;
 

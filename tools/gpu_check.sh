@@ -62,10 +62,11 @@ BENCH="${BIN:-$PWD/build-gpu}/stm_bench"
 export BENCH
 
 # compute-sanitizer on one GPU test program; the full-occupancy repetitions take
-# minutes under it, and the same code paths run in the smaller tests.
+# minutes under it, and the same code paths run in the smaller tests, whose
+# launches shrink under STM_TEST_REDUCED (tests/support/backends.hpp).
 sanitize() {
   local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log"
-  timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$exe" \
+  STM_TEST_REDUCED=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$exe" \
     --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
   case $? in
     0) echo "compute-sanitizer $tool $(basename "$exe"): clean ($(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$log"))" ;;

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "stm/backend.hpp"
@@ -51,6 +53,14 @@ class backend_test : public ::testing::Test {
 template <class Exec>
 std::uint32_t many_threads() {
   return Exec::where == stm::backend::gpu ? stm::full_occupancy(stm::backend::gpu) : 48u;
+}
+
+/// A GPU test's launch size: n, or n / 8 (at least 256) when STM_TEST_REDUCED
+/// is set. tools/gpu_check.sh sets it under compute-sanitizer, which checks
+/// every access whatever the size and runs kernels ~100 times slower.
+inline std::uint32_t gpu_threads(std::uint32_t n) {
+  static const bool reduced = std::getenv("STM_TEST_REDUCED") != nullptr;
+  return reduced ? (n / 8 > 256 ? n / 8 : (n < 256 ? n : 256)) : n;
 }
 
 }  // namespace stm_test

@@ -33,15 +33,10 @@ else
     # Every call of these must win a CAS on one hot word (a million ops/s at
     # best at full occupancy): one pair per thread, fewer sweep points, and a
     # time limit so that a collapse is reported instead of stalling the suite.
+    # (The STM-backed queue has its own suite, 21_queue_tx.)
     for t in $queue_hot_sweep; do
-      for impl in ticket-nb ms tx; do
+      for impl in ticket-nb ms; do
         tt=$t
-        # tx in prodcons waits for producers, so every thread must be
-        # resident; its kernel (transaction descriptor in registers, ~72 per
-        # thread on sm_90) keeps only about a third of full occupancy resident:
-        # its top point is a quarter. (Matched tx runs never wait: they launch
-        # with progress::any and do reach full occupancy.)
-        if [ "$impl" = tx ] && [ "$mode" = prodcons ] && [ "$t" = full ]; then tt=$((queue_full / 4)); fi
         timeout 120 "$BENCH" --workload queue --backend gpu --impl $impl --mode $mode --threads $tt $queue_rep \
           --format json --out "$queue_out" -q >/dev/null ||
           echo "FAILED: queue $impl $mode threads=$tt" >&2
