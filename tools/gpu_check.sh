@@ -97,10 +97,10 @@ if [ "$TESTS" = 1 ]; then
       [ $? = 124 ] && echo "compute-sanitizer: phase cut at 300 s; see the lines above for what ran" >> "$RESULTS/sanitizer.txt" ) &
     sanitizer_pid=$!
   fi
-  # Every test program, three at a time, each bounded; each writes its own log.
+  # Every test program, three at a time, each bounded (300 s); each writes its own log.
   : > "$RESULTS/test_status.txt"
   printf '%s\n' $exes | xargs -P 3 -I{} bash -c \
-    'log="$2/test_$(basename "$1").log"; timeout 240 "$1" > "$log" 2>&1; echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
+    'log="$2/test_$(basename "$1").log"; timeout 300 "$1" > "$log" 2>&1; echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
     _ {} "$RESULTS"
   failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
   passed=$(cat "$RESULTS"/test_*.log | grep -c '^\[       OK \]')
