@@ -91,6 +91,7 @@ PIVOTS = {
     "bank_semantic": (("cm", "presort"), ("read_only", "threads", "hash", "semantic", "accounts")),
     "stack": (("impl", "cm"), ("threads", "ops")),
     "queue": (("impl", "cm"), ("mode", "threads")),
+    "queue_tx": (("impl", "cm"), ("mode", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 
