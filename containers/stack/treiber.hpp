@@ -40,6 +40,11 @@
 // pop's CAS on the slot, while both calls are in progress; a pop that returns
 // empty at its read of an empty top.
 //
+// New over the seed's stack: back-off, warp elimination and batching, fresh
+// nodes before the free list (a push batch walks no list while the pool has
+// never-used nodes), and grid-wide elimination of batches (treiber_config:
+// slots_per_sm, offer_ns; slots_per_sm = 0 turns it off).
+//
 // Differences from std::stack: fixed capacity, no top()/size() during
 // concurrent use (contents() is for a quiescent stack), pop returns a status.
 #pragma once
