@@ -81,4 +81,18 @@ inline std::uint32_t full_occupancy(backend b) {
   return hw ? hw : 1u;
 }
 
+/// Streaming multiprocessors of the current device on the GPU; 1 on the CPU.
+inline std::uint32_t sm_count(backend b) {
+#if STM_WITH_CUDA
+  if (b == backend::gpu) {
+    int dev = 0, sms = 0;
+    STM_CUDA_CHECK(cudaGetDevice(&dev));
+    STM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return static_cast<std::uint32_t>(sms);
+  }
+#endif
+  (void)b;
+  return 1u;
+}
+
 }  // namespace stm

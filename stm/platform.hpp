@@ -100,6 +100,19 @@ STM_HD inline std::uint32_t lane_id() {
 #endif
 }
 
+/// Index of the SM this thread runs on (%smid; 0 on the CPU). It may change
+/// between calls (a preempted block can resume elsewhere) and may exceed the SM
+/// count, so use it only to spread work, e.g. modulo the SM count.
+STM_HD inline std::uint32_t sm_id() {
+#if STM_ON_DEVICE
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+#else
+  return 0u;
+#endif
+}
+
 /// Mask of the lanes that execute this call together (1 on the CPU).
 STM_HD inline std::uint32_t active_mask() {
 #if STM_ON_DEVICE

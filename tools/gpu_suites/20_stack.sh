@@ -33,3 +33,10 @@ done
 for impl in sharded treiber; do
   stack_run "$impl full occupancy x64" --impl $impl --threads full --ops $full64 --repeat $rep
 done
+# Grid-wide batch elimination of the treiber stack: off, and elimination slots
+# per SM x offer time around the default (8 x 1024 ns), at 1M operations.
+for cfg in "0 1024" "4 1024" "8 512" "8 1024" "8 2048" "8 4096" "16 1024"; do
+  read -r slots offer <<<"$cfg"
+  stack_run "treiber elim $slots x $offer ns" --impl treiber --ops 1000000 --elim-slots "$slots" --offer-ns "$offer" \
+    --repeat $rep
+done

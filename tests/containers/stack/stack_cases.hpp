@@ -22,6 +22,27 @@ struct treiber_k {
   static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
 };
 
+/// A treiber stack that eliminates eagerly: one elimination slot per SM (every
+/// warp of an SM meets in it), long offers, short back-off.
+inline constexpr stm::stack::treiber_config eager_elimination{{16, 256}, 1, 20000};
+template <class T>
+struct treiber_eager : stm::stack::treiber<T> {
+  treiber_eager(stm::backend where, std::uint64_t capacity) : stm::stack::treiber<T>(where, capacity, eager_elimination) {}
+};
+
+struct treiber_elim_k {
+  static constexpr const char* name = "treiber_elim";
+  static constexpr bool linearizable = true;
+  static constexpr bool exact_lifo_sequential = true;
+  static constexpr std::uint64_t lifo_capacity_factor = 1;
+  template <class T>
+  using owner = treiber_eager<T>;
+  template <class T>
+  static auto ref(const owner<T>& o) { return o.ref(); }
+  template <class T>
+  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
+};
+
 struct scan_k {
   static constexpr const char* name = "scan";
   static constexpr bool linearizable = false;

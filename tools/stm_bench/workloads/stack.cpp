@@ -46,6 +46,11 @@ config make_config(const bench::options& o) {
   const std::uint64_t shards = o.get_u64("shards");
   if (shards == 0 || shards > (1u << 24)) throw stm::usage_error("--shards must be between 1 and 2^24");
   c.shards = static_cast<std::uint32_t>(shards);
+  const std::uint64_t slots = o.get_u64("elim-slots"), offer = o.get_u64("offer-ns");
+  if (slots > 1024) throw stm::usage_error("--elim-slots must be at most 1024");
+  if (offer > 100000000u) throw stm::usage_error("--offer-ns must be at most 10^8");
+  c.treiber.slots_per_sm = static_cast<std::uint32_t>(slots);
+  c.treiber.offer_ns = static_cast<std::uint32_t>(offer);
   return c;
 }
 
@@ -75,6 +80,11 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("prefill", static_cast<std::int64_t>(c.prefill));
     r.integer("capacity", static_cast<std::int64_t>(c.capacity));
     if (impl == "sharded") r.integer("shards", c.shards);
+    if (impl == "treiber" || impl == "treiber-single") {
+      r.integer("elim_slots", c.treiber.slots_per_sm);
+      r.integer("offer_ns", c.treiber.offer_ns);
+      r.integer("eliminated", static_cast<std::int64_t>(out.eliminated));
+    }
     if (impl == "tx") r.str("cm", c.cm);
     r.integer("pushes_ok", static_cast<std::int64_t>(out.pushes_ok));
     r.integer("pushes_full", static_cast<std::int64_t>(out.pushes_full));
@@ -98,7 +108,11 @@ bench::registrar reg({"stack",
                       {{"push-ratio", "50", "percentage of operations that push (0..100)"},
                        {"prefill", "auto", "values pushed before the timed run (auto: half of --ops)"},
                        {"capacity", "auto", "stack capacity (auto: prefill + ops, so no push can fail)"},
-                       {"shards", "1024", "shards of the sharded stack"}},
+                       {"shards", "1024", "shards of the sharded stack"},
+                       {"elim-slots", std::to_string(stm::stack::treiber_config{}.slots_per_sm),
+                        "treiber: grid-wide elimination slots per SM (0: off)"},
+                       {"offer-ns", std::to_string(stm::stack::treiber_config{}.offer_ns),
+                        "treiber: how long a push batch's elimination offer waits (ns)"}},
                       validate,
                       run});
 

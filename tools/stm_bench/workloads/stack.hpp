@@ -34,6 +34,7 @@ struct config {
   std::uint64_t prefill = 0;
   std::uint64_t capacity = 0;
   std::uint32_t shards = stm::stack::sharded<int>::default_shards;
+  stm::stack::treiber_config treiber{};  // treiber, treiber-single
   std::uint64_t seed = 1;
 };
 
@@ -41,6 +42,7 @@ struct outcome {
   double seconds = 0;
   std::uint64_t pushes_ok = 0, pushes_full = 0, pops_ok = 0, pops_empty = 0, remaining = 0;
   stm::tx_stats tx;  // tx impl only
+  std::uint64_t eliminated = 0;  // treiber impls: values eliminated grid-wide
   bool verified = false;
   std::string message;
 };
@@ -185,13 +187,12 @@ template <class Exec>
 outcome run_impl(const config& c) {
   using T = std::uint32_t;
   stm::stats_block stats(Exec::where);
-  if (c.impl == "treiber") {
-    stm::stack::treiber<T> s(Exec::where, c.capacity);
-    return run_with<Exec, false>(c, s, s.ref(), stats.ref());
-  }
-  if (c.impl == "treiber-single") {
-    stm::stack::treiber<T> s(Exec::where, c.capacity);
-    return run_with<Exec, false>(c, s, treiber_single_ref<T>{s.ref()}, stats.ref());
+  if (c.impl == "treiber" || c.impl == "treiber-single") {
+    stm::stack::treiber<T> s(Exec::where, c.capacity, c.treiber);
+    outcome o = c.impl == "treiber" ? run_with<Exec, false>(c, s, s.ref(), stats.ref())
+                                    : run_with<Exec, false>(c, s, treiber_single_ref<T>{s.ref()}, stats.ref());
+    o.eliminated = s.eliminated();
+    return o;
   }
   if (c.impl == "scan") {
     stm::stack::scan<T> s(Exec::where, c.capacity);
