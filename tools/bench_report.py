@@ -89,7 +89,7 @@ def table(rows):
 PIVOTS = {
     "cmp": (("cm",), ("accounts", "threads", "hash")),
     "bank_semantic": (("cm", "presort"), ("read_only", "threads", "hash", "semantic", "accounts")),
-    "stack": (("impl", "cm"), ("threads", "ops")),
+    "stack": (("impl", "cm", "elim_slots", "offer_ns"), ("threads", "ops")),
     "queue": (("impl", "cm"), ("mode", "threads")),
     "queue_tx": (("impl", "cm"), ("mode", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
@@ -104,6 +104,11 @@ def contender(r, fields):
             continue
         if f == "presort":
             parts.append("presorted" if v else "unsorted")
+        elif f == "elim_slots":
+            parts.append(f"(elimination {v} slots/SM" if v else "(no elimination)")
+        elif f == "offer_ns":
+            if r.get("elim_slots"):
+                parts.append(f"{v} ns)")
         else:
             parts.append(str(v))
     return " ".join(parts)
