@@ -56,11 +56,16 @@ struct tuning {
     const std::uint32_t shift = attempt < 20 ? attempt : 20;
     std::uint32_t span = 32u << shift;
     if (span > backoff_max_ns || span == 0) span = backoff_max_ns;
-    std::uint32_t h = (tid + 1u) * 0x9E3779B1u ^ (attempt + 1u) * 0x85EBCA77u;  // cheap hash of (tid, attempt)
+    platform::backoff_ns(jitter(tid, attempt) % span);
+  }
+
+  /// Cheap hash of (thread, attempt): the random part of a manager's waits.
+  STM_HD static std::uint32_t jitter(std::uint32_t tid, std::uint32_t attempt) {
+    std::uint32_t h = (tid + 1u) * 0x9E3779B1u ^ (attempt + 1u) * 0x85EBCA77u;
     h ^= h >> 15;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12;
-    platform::backoff_ns(h % span);
+    return h;
   }
 };
 

@@ -64,35 +64,36 @@ inline std::string device_name(backend b) {
   return "cpu (" + std::to_string(std::thread::hardware_concurrency()) + " hardware threads)";
 }
 
-/// Threads the backend can keep resident at once: SMs x max threads per SM on
-/// the GPU ("full occupancy"), hardware threads on the CPU.
-inline std::uint32_t full_occupancy(backend b) {
 #if STM_WITH_CUDA
-  if (b == backend::gpu) {
-    int dev = 0, sms = 0, per_sm = 0;
-    STM_CUDA_CHECK(cudaGetDevice(&dev));
-    STM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    STM_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-    return static_cast<std::uint32_t>(sms) * static_cast<std::uint32_t>(per_sm);
-  }
-#endif
-  (void)b;
-  auto hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1u;
+namespace detail {
+/// An attribute of the current CUDA device.
+inline std::uint32_t device_attribute(cudaDeviceAttr a) {
+  int dev = 0, v = 0;
+  STM_CUDA_CHECK(cudaGetDevice(&dev));
+  STM_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+  return static_cast<std::uint32_t>(v);
 }
+}  // namespace detail
+#endif
 
 /// Streaming multiprocessors of the current device on the GPU; 1 on the CPU.
 inline std::uint32_t sm_count(backend b) {
 #if STM_WITH_CUDA
-  if (b == backend::gpu) {
-    int dev = 0, sms = 0;
-    STM_CUDA_CHECK(cudaGetDevice(&dev));
-    STM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return static_cast<std::uint32_t>(sms);
-  }
+  if (b == backend::gpu) return detail::device_attribute(cudaDevAttrMultiProcessorCount);
 #endif
   (void)b;
   return 1u;
+}
+
+/// Threads the backend can keep resident at once: SMs x max threads per SM on
+/// the GPU ("full occupancy"), hardware threads on the CPU.
+inline std::uint32_t full_occupancy(backend b) {
+#if STM_WITH_CUDA
+  if (b == backend::gpu) return sm_count(b) * detail::device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
+#endif
+  (void)b;
+  auto hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1u;
 }
 
 }  // namespace stm

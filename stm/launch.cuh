@@ -39,12 +39,10 @@ double launch_gpu(std::uint32_t n, F f, progress p = progress::any) {
   const std::uint32_t block = gpu_block_threads;
   const std::uint32_t grid = (n + block - 1) / block;
   if (p == progress::all_resident) {
-    int dev = 0, sms = 0, blocks_per_sm = 0;
-    STM_CUDA_CHECK(cudaGetDevice(&dev));
-    STM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int blocks_per_sm = 0;
     STM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, detail::for_each_thread_kernel<F>,
                                                                  static_cast<int>(block), 0));
-    const std::uint64_t resident = std::uint64_t(blocks_per_sm) * std::uint64_t(sms) * block;
+    const std::uint64_t resident = std::uint64_t(blocks_per_sm) * sm_count(backend::gpu) * block;
     if (std::uint64_t(grid) * block > resident)
       throw usage_error("blocking launch of " + std::to_string(n) + " threads: this device keeps at most " +
                         std::to_string(resident) + " of this kernel's threads resident");

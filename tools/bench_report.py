@@ -92,6 +92,7 @@ PIVOTS = {
     "stack": (("impl", "cm", "elim_slots", "offer_ns"), ("threads", "ops")),
     "queue": (("impl", "cm"), ("mode", "threads")),
     "queue_tx": (("impl", "cm"), ("mode", "threads")),
+    "stack_tx": (("impl", "cm"), ("threads", "ops")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 

@@ -91,7 +91,7 @@ if [ "$TESTS" = 1 ]; then
   : > "$RESULTS/sanitizer.txt"
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
     # The whole sanitizer phase is bounded too; a program it did not reach is reported.
-    ( export -f sanitize sanitized; export RESULTS ONLY SANITIZE_ONLY
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY
       timeout 300 bash -c 'for exe in $1; do sanitized "$exe" || continue
         for tool in memcheck racecheck; do sanitize "$exe" $tool; done; done' _ "$gpu_exes" > "$RESULTS/sanitizer.txt" 2>&1
       [ $? = 124 ] && echo "compute-sanitizer: phase cut at 300 s; see the lines above for what ran" >> "$RESULTS/sanitizer.txt" ) &

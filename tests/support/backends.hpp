@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -60,7 +61,7 @@ std::uint32_t many_threads() {
 /// every access whatever the size and runs kernels ~100 times slower.
 inline std::uint32_t gpu_threads(std::uint32_t n) {
   static const bool reduced = std::getenv("STM_TEST_REDUCED") != nullptr;
-  return reduced ? (n / 8 > 256 ? n / 8 : (n < 256 ? n : 256)) : n;
+  return reduced ? std::max(n / 8, std::min(n, 256u)) : n;
 }
 
 }  // namespace stm_test

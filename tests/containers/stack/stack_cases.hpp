@@ -30,17 +30,10 @@ struct treiber_eager : stm::stack::treiber<T> {
   treiber_eager(stm::backend where, std::uint64_t capacity) : stm::stack::treiber<T>(where, capacity, eager_elimination) {}
 };
 
-struct treiber_elim_k {
+struct treiber_elim_k : treiber_k {
   static constexpr const char* name = "treiber_elim";
-  static constexpr bool linearizable = true;
-  static constexpr bool exact_lifo_sequential = true;
-  static constexpr std::uint64_t lifo_capacity_factor = 1;
   template <class T>
   using owner = treiber_eager<T>;
-  template <class T>
-  static auto ref(const owner<T>& o) { return o.ref(); }
-  template <class T>
-  static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
 };
 
 struct scan_k {
