@@ -70,7 +70,7 @@ struct delay : manager_base {
   template <class Core>
   STM_HD bool acquire(Core& tx) {
     return backoff::acquire_nosteal(tx, [this, &tx](std::uint32_t lock, std::uint32_t word) {
-      contended = tx.table.words + lock;
+      contended = tx.table.word_ptr(lock);
       seen = word;
     });
   }

@@ -32,7 +32,8 @@
 //
 // Mechanics: for small sets the CASes of each step and the loads of the
 // validation are issued as one batch (independent, so in flight together);
-// only the entries whose first try failed go through the careful loop.
+// only the entries whose first try failed go through the careful loop. When
+// every read is of a location we write, steps 2 and 3 are one batch.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +58,9 @@ struct prstm : manager_base {
     // nobody can commit it without stealing, which step 3 detects.
     bool all_covered = true;
     if (!mark_covered(tx, all_covered)) return tx.abort_releasing(abort_cause::validation);
+    if constexpr (Core::unrolled) {
+      if (all_covered) return lock_and_check_values(tx);
+    }
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
     if (!all_covered) platform::fence_seq_cst();
@@ -177,6 +181,43 @@ struct prstm : manager_base {
         if (!check_one(tx, i, w, detail::load_word(r.addr, r.size))) return tx.abort_releasing(abort_cause::validation);
       }
     }
+    return true;
+  }
+
+  // Steps 2 and 3 together when every read is covered (a read-modify-write
+  // set, e.g. a transfer): step 2 is then only the value check against a
+  // version wrap, and since we hold every pre-lock (nobody can commit these
+  // locations without stealing, which makes our final-lock CAS fail) the value
+  // loads and the final-lock CASes can be in flight together: one round trip
+  // less. Either failure releases everything, final locks included.
+  template <class Core>
+  STM_HD static bool lock_and_check_values(Core& tx) {
+    namespace lw = lock_word;
+    constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
+    std::uint64_t v[R] = {};
+    bool locked[W] = {};
+    STM_UNROLL
+    for (std::uint32_t i = 0; i < R; ++i)
+      if (i < tx.n_reads) v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
+        auto& e = tx.locks[k];
+        std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+        locked[k] = tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                                  memory_order_relaxed);
+      }
+    bool all = true;
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
+        if (locked[k]) tx.locks[k].state = detail::lock_final;
+        all &= locked[k];
+      }
+    if (!all) return tx.abort_releasing(abort_cause::lock);  // a pre-lock was stolen by a higher priority
+    STM_UNROLL
+    for (std::uint32_t i = 0; i < R; ++i)
+      if (i < tx.n_reads && v[i] != tx.reads[i].value) return tx.abort_releasing(abort_cause::validation);
     return true;
   }
 

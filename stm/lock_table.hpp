@@ -8,11 +8,19 @@
 // bytes_per_lock) alias onto the table, which costs false conflicts only).
 // A location must always be accessed with the same width: an 8-byte value is
 // locked by the lock of its first byte.
+//
+// Spread: lock i's word sits at words[i * words_per_lock] (words_per_lock a
+// power of two from 1 to 32; the words between are unused). 1 packs 32 lock
+// words into each 128-byte line, which keeps a large table small (2.6M locks:
+// 10 MB, L2-resident on an H100). A small, hot table (thousands of locks under
+// full occupancy) can spread its words over separate lines so that CASes on
+// different locks do not queue on the same line.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "stm/buffer.hpp"
 #include "stm/lock_word.hpp"
@@ -25,22 +33,26 @@ struct lock_table_ref {
   std::uint32_t* words = nullptr;
   std::uint32_t num_locks = 0;
   std::uint32_t shift = 0;  // log2(bytes_per_lock)
+  std::uint32_t spread = 0; // log2(words_per_lock)
   std::uintptr_t base = 0;
 
   STM_HD std::uint32_t index_of(const void* p) const {
     return static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(p) - base) >> shift) % num_locks;
   }
-  STM_HD atomic_ref<std::uint32_t> word(std::uint32_t idx) const { return atomic_ref<std::uint32_t>(words[idx]); }
+  STM_HD std::uint32_t* word_ptr(std::uint32_t idx) const { return words + (std::size_t(idx) << spread); }
+  STM_HD atomic_ref<std::uint32_t> word(std::uint32_t idx) const { return atomic_ref<std::uint32_t>(*word_ptr(idx)); }
 };
 static_assert(std::is_trivially_copyable_v<lock_table_ref>);
 
 /// Owner of the lock words (all start unlocked at version 0).
 class lock_table {
  public:
-  /// num_locks >= 1; bytes_per_lock a power of two >= 4. Throws usage_error
+  /// num_locks >= 1; bytes_per_lock a power of two >= 4; words_per_lock a
+  /// power of two from 1 to 32 (the spread above). Throws usage_error
   /// otherwise, or when the table does not fit in (device) memory.
-  lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock)
-      : words_(where, checked_size(num_locks)) {
+  lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock,
+             std::uint32_t words_per_lock = 1)
+      : words_(where, checked_size(num_locks, words_per_lock)) {
     if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
                         std::to_string(bytes_per_lock));
@@ -48,19 +60,36 @@ class lock_table {
     ref_.num_locks = static_cast<std::uint32_t>(num_locks);
     ref_.base = reinterpret_cast<std::uintptr_t>(base);
     while ((std::uint64_t(1) << ref_.shift) < bytes_per_lock) ++ref_.shift;
+    while ((1u << ref_.spread) < words_per_lock) ++ref_.spread;
   }
 
   lock_table_ref ref() const { return ref_; }
   std::uint32_t size() const { return ref_.num_locks; }
   backend where() const { return words_.where(); }
-  /// Copy of the lock words (tests: after a run every word must be free).
-  std::vector<std::uint32_t> snapshot() const { return words_.to_vector(); }
+  std::uint32_t words_per_lock() const { return 1u << ref_.spread; }
+
+  /// A spread for a table of n locks: a 128-byte line per lock word up to
+  /// 16,384 locks (2 MB), packed above. On an H100 at full occupancy over
+  /// 4,096 accounts, a line per lock word raised bank throughput 1.5x (prstm)
+  /// and 1.2x (backoff); over 2.6M accounts packing keeps the table in L2.
+  static std::uint32_t auto_spread(std::uint64_t n) { return n <= 16384 ? 32u : 1u; }
+  /// Copy of the lock words, lock i at [i] (tests: after a run every word must be free).
+  std::vector<std::uint32_t> snapshot() const {
+    std::vector<std::uint32_t> all = words_.to_vector();
+    if (ref_.spread == 0) return all;
+    std::vector<std::uint32_t> out(ref_.num_locks);
+    for (std::uint32_t i = 0; i < ref_.num_locks; ++i) out[i] = all[std::size_t(i) << ref_.spread];
+    return out;
+  }
 
  private:
-  static std::size_t checked_size(std::uint64_t n) {
+  static std::size_t checked_size(std::uint64_t n, std::uint32_t words_per_lock) {
     if (n == 0) throw usage_error("the lock table needs at least one lock");
     if (n > 0xFFFFFFFFull) throw usage_error("the lock table has at most 2^32-1 locks, asked for " + std::to_string(n));
-    return static_cast<std::size_t>(n);
+    if (words_per_lock == 0 || words_per_lock > 32 || (words_per_lock & (words_per_lock - 1)) != 0)
+      throw usage_error("lock spread must be a power of two from 1 to 32 words per lock, got " +
+                        std::to_string(words_per_lock));
+    return static_cast<std::size_t>(n) * words_per_lock;
   }
   buffer<std::uint32_t> words_;
   lock_table_ref ref_{};

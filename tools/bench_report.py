@@ -93,6 +93,7 @@ PIVOTS = {
     "queue": (("impl", "cm"), ("mode", "threads")),
     "queue_tx": (("impl", "cm"), ("mode", "threads")),
     "stack_tx": (("impl", "cm"), ("threads", "ops")),
+    "bank_layout_ab": (("variant", "cm"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 

@@ -14,39 +14,50 @@
 
 namespace stm::detail {
 
+// Entry j of thread tid is at j * threads + tid (interleaved blocks).
+// The entry and state word after the current one are loaded before the current
+// transaction runs: they come from DRAM on a large table, and the load is then
+// in flight during the transaction instead of in front of the next one.
 template <class Entry, class Run>
-STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint64_t begin, std::uint32_t count, Run& run,
-                        const txtable_policy& p) {
-  const std::uint64_t end = begin + count;
-  std::uint64_t start = begin;  // entries before `start` are all finished (Algorithm 3, line 14)
-  std::uint32_t idle = 0;       // consecutive passes that committed nothing
-  while (start < end) {
+STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t tid, std::uint32_t threads,
+                        std::uint32_t count, Run& run, const txtable_policy& p) {
+  auto at = [=](std::uint32_t j) { return std::uint64_t(j) * threads + tid; };
+  std::uint32_t start = 0;  // entries before `start` are all finished (Algorithm 3, line 14)
+  std::uint32_t idle = 0;   // consecutive passes that committed nothing
+  while (start < count) {
     bool any_pending = false, progress = false;
-    for (std::uint64_t i = start; i < end; ++i) {
-      const atomic_ref<std::uint32_t> st(state[i]);
-      const std::uint32_t s = st.load(memory_order_relaxed);  // owner-only word: see the file comment
+    // Owner-only words: see the file comment.
+    std::uint32_t next_state = atomic_ref<std::uint32_t>(state[at(start)]).load(memory_order_relaxed);
+    Entry next = entries[at(start)];
+    for (std::uint32_t j = start; j < count; ++j) {
+      const std::uint32_t s = next_state;
+      const Entry e = next;
+      if (j + 1 < count) {
+        next_state = atomic_ref<std::uint32_t>(state[at(j + 1)]).load(memory_order_relaxed);
+        next = entries[at(j + 1)];
+      }
       if (txstate::status(s) == txstate::pending) {
         std::uint32_t conflicts = txstate::conflicts(s);
-        tx_outcome r = run(entries[i]);
+        tx_outcome r = run(e);
         // A manager without postponement retries a semantic conflict at once.
         while (r == tx_outcome::semantic && conflicts < p.semantic_retries) {
           ++conflicts;
-          r = run(entries[i]);
+          r = run(e);
         }
-        std::uint32_t next;
+        std::uint32_t w;
         if (r == tx_outcome::committed) {
-          next = txstate::make(txstate::committed, conflicts);
+          w = txstate::make(txstate::committed, conflicts);
           progress = true;
         } else if (r == tx_outcome::semantic && p.semantic_retries == 0 && conflicts + 1 < p.max_postpones &&
                    conflicts + 1 < txstate::max_conflicts) {
-          next = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass
+          w = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass
           any_pending = true;
         } else {
-          next = txstate::make(txstate::unresolved, r == tx_outcome::semantic ? conflicts + 1 : conflicts);
+          w = txstate::make(txstate::unresolved, r == tx_outcome::semantic ? conflicts + 1 : conflicts);
         }
-        st.store(next, memory_order_relaxed);
+        atomic_ref<std::uint32_t>(state[at(j)]).store(w, memory_order_relaxed);
       }
-      if (!any_pending) start = i + 1;
+      if (!any_pending) start = j + 1;
     }
     if (any_pending && !progress) {
       // Only postponed entries are left and none resolved: give other threads
@@ -76,8 +87,8 @@ struct audit_kernel {
 
   STM_HD void operator()(std::uint32_t tid) const {
     long long c = 0, u = 0, cc = 0, k = 0, v = 0;
-    const std::uint64_t begin = std::uint64_t(tid) * per_thread;
-    for (std::uint64_t i = begin; i < begin + per_thread; ++i) {
+    for (std::uint32_t j = 0; j < per_thread; ++j) {
+      const std::uint64_t i = std::uint64_t(j) * threads + tid;  // interleaved blocks
       const std::uint32_t s = state[i];  // written by the previous launch: the kernel boundary orders it
       k += txstate::conflicts(s);
       if (txstate::status(s) == txstate::committed) {

@@ -1,7 +1,9 @@
-// stm/detail/txtable_sort.cuh - txtable::presort() on the GPU (nvcc only):
-// one stable radix sort (Thrust, CUB underneath) of the whole table by the key
-// (block, 255 - priority), which keeps every block in place and orders it by
-// descending priority, ties in their original order.
+// stm/detail/txtable_sort.cuh - txtable::presort() on the GPU (nvcc only).
+// The table is interleaved (thread t's j-th entry at j * threads + t). One
+// stable radix sort (Thrust, CUB underneath) of a copy by the key
+// (thread, 255 - priority) gathers each thread's block in order of descending
+// priority, ties in their original order (for one thread, table order is block
+// order); a scatter puts every block back in its interleaved places.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,8 @@
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scatter.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 
@@ -20,23 +24,37 @@ namespace stm::detail {
 template <class Entry>
 struct presort_key {
   const Entry* entries;
-  std::uint32_t per_thread;
+  std::uint32_t threads;
   __host__ __device__ std::uint32_t operator()(std::uint64_t i) const {
     const std::uint32_t prio = entries[i].priority();
-    return static_cast<std::uint32_t>(i / per_thread) * 256u + (255u - (prio > 255u ? 255u : prio));
+    return static_cast<std::uint32_t>(i % threads) * 256u + (255u - (prio > 255u ? 255u : prio));
+  }
+};
+
+/// Block position b = t * per_thread + j -> interleaved position j * threads + t.
+struct interleave_map {
+  std::uint32_t threads, per_thread;
+  __host__ __device__ std::uint64_t operator()(std::uint64_t b) const {
+    return (b % per_thread) * threads + b / per_thread;
   }
 };
 
 template <class Entry>
-void presort_blocks_gpu(Entry* entries, std::size_t n, std::uint32_t per_thread) {
+void presort_blocks_gpu(Entry* entries, std::uint32_t threads, std::uint32_t per_thread) {
+  const std::uint64_t n = std::uint64_t(threads) * per_thread;
   if (n == 0) return;
-  if (n / per_thread > (0xFFFFFFFFull >> 8))
-    throw usage_error("presort: more than 2^24 blocks do not fit the 32-bit sort key");
+  if (threads > (0xFFFFFFFFu >> 8))
+    throw usage_error("presort: more than 2^24 threads do not fit the 32-bit sort key");
+  const auto table = thrust::device_pointer_cast(entries);
   thrust::device_vector<std::uint32_t> keys(n);
   thrust::transform(thrust::device, thrust::counting_iterator<std::uint64_t>(0),
-                    thrust::counting_iterator<std::uint64_t>(n), keys.begin(),
-                    presort_key<Entry>{entries, per_thread});
-  thrust::stable_sort_by_key(thrust::device, keys.begin(), keys.end(), thrust::device_pointer_cast(entries));
+                    thrust::counting_iterator<std::uint64_t>(n), keys.begin(), presort_key<Entry>{entries, threads});
+  thrust::device_vector<Entry> blocks(table, table + n);
+  thrust::stable_sort_by_key(thrust::device, keys.begin(), keys.end(), blocks.begin());
+  thrust::scatter(thrust::device, blocks.begin(), blocks.end(),
+                  thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0),
+                                                  interleave_map{threads, per_thread}),
+                  table);
   STM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

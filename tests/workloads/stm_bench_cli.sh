@@ -29,6 +29,9 @@ bad --workload bank --threads 0
 bad --workload no_such_workload
 bad --workload bank --cm no_such_manager
 bad --workload bank --max-postpones 0
+bad --workload bank --lock-spread 3
+bad --workload bank --lock-spread 64
+bad --workload bank --lock-spread many
 bad --workload bank --sweep threads=8,0          # a bad point: refused before the first point runs
 bad --workload bank --sweep semantic=0,150
 

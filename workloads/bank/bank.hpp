@@ -55,6 +55,7 @@ struct config {
   std::uint32_t accounts = 2621440;  // 10 MB of 4-byte balances, as the paper
   std::uint32_t threads = 6720;      // the paper's default launch
   std::uint32_t hash = 1;            // accounts per lock (lock coverage)
+  std::uint32_t lock_spread = 0;     // words per lock slot (stm/lock_table.hpp); 0: lock_table::auto_spread
   std::uint32_t tpt = 64;            // transactions per thread (one table per launch)
   double seconds = 0;                // > 0: timed mode, new tables until this much kernel time; 0: drain one table
   std::uint64_t seed = 1;
@@ -75,6 +76,7 @@ struct outcome {
   std::uint64_t queries = 0;
   std::uint32_t semantic_accounts = 0;
   std::uint32_t semantic_retries = 0;  // the manager's (0: postpone)
+  std::uint32_t lock_spread = 1;       // words per lock slot used
   long long total = 0, expected = 0;
   std::uint64_t negative = 0;
   bool locks_free = false;
@@ -112,9 +114,11 @@ struct rng {
   STM_HD std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
 };
 
-/// Fills thread tid's block of the table (then shuffles it).
+/// Fills thread tid's block of the table (then shuffles it). Blocks are
+/// interleaved (stm/txtable.hpp): entry k of thread tid at k * threads + tid.
 struct generate_kernel {
   bank_tx* table;
+  std::uint32_t threads;
   std::uint32_t tpt;
   std::uint32_t accounts;
   std::uint32_t semantic_accounts;  // [0, S) start empty
@@ -130,31 +134,32 @@ struct generate_kernel {
 
   STM_HD void operator()(std::uint32_t tid) const {
     rng r(seed, tid, launch);
-    bank_tx* blk = table + std::uint64_t(tid) * tpt;
+    bank_tx* const t0 = table + tid;
+    auto blk = [t0, this](std::uint32_t k) -> bank_tx& { return t0[std::uint64_t(k) * threads]; };
     const std::uint32_t S = semantic_accounts, plain = accounts - semantic_accounts;
     for (std::uint32_t k = 0; k < tpt;) {
       const std::uint32_t u = static_cast<std::uint32_t>(r.next() >> 32);
       const std::int32_t x = 1 + static_cast<std::int32_t>(r.below(10));
       if (u < t_query) {
         const std::uint32_t a = r.below(accounts);
-        blk[k++] = bank_tx{a, other(r, a), 0, query, 1, 0};
+        blk(k++) = bank_tx{a, other(r, a), 0, query, 1, 0};
       } else if (u < t_pair && k + 1 < tpt) {
         const std::uint32_t a = r.below(S);
-        blk[k++] = bank_tx{0, a, x, deposit, 1, 0};
-        if (r.next() & (1ull << 40)) blk[k++] = bank_tx{a, other(r, a), x, transfer, 0, 1};
-        else blk[k++] = bank_tx{a, 0, x, withdraw, 0, 1};
+        blk(k++) = bank_tx{0, a, x, deposit, 1, 0};
+        if (r.next() & (1ull << 40)) blk(k++) = bank_tx{a, other(r, a), x, transfer, 0, 1};
+        else blk(k++) = bank_tx{a, 0, x, withdraw, 0, 1};
       } else if (plain > 0) {
         const std::uint32_t a = S + r.below(plain);
-        blk[k++] = bank_tx{a, other(r, a), x, transfer, 0, 0};
+        blk(k++) = bank_tx{a, other(r, a), x, transfer, 0, 0};
       } else {
-        blk[k++] = bank_tx{0, r.below(S), x, deposit, 1, 0};  // P = 100 and no room for a pair
+        blk(k++) = bank_tx{0, r.below(S), x, deposit, 1, 0};  // P = 100 and no room for a pair
       }
     }
     for (std::uint32_t k = tpt; k > 1; --k) {  // Fisher-Yates: this thread's block only
       const std::uint32_t j = r.below(k);
-      const bank_tx t = blk[k - 1];
-      blk[k - 1] = blk[j];
-      blk[j] = t;
+      const bank_tx t = blk(k - 1);
+      blk(k - 1) = blk(j);
+      blk(j) = t;
     }
   }
 };
@@ -173,9 +178,10 @@ struct count_kernel {
   std::uint32_t threads;
   STM_HD void operator()(std::uint32_t tid) const {
     long long s = 0, q = 0;
-    for (std::uint64_t i = std::uint64_t(tid) * tpt; i < std::uint64_t(tid + 1) * tpt; ++i) {
-      s += table[i].semantic;
-      q += table[i].kind == query;
+    for (std::uint32_t k = 0; k < tpt; ++k) {
+      const bank_tx& e = table[std::uint64_t(k) * threads + tid];  // interleaved blocks
+      s += e.semantic;
+      q += e.kind == query;
     }
     out[tid] = s;
     out[threads + tid] = q;
@@ -285,6 +291,9 @@ inline void check(const config& c) {
     throw stm::usage_error("--semantic must be a percentage in [0, 100], got " + std::to_string(c.semantic));
   if (!(c.read_only >= 0 && c.read_only <= 100))
     throw stm::usage_error("--read-only must be a percentage in [0, 100], got " + std::to_string(c.read_only));
+  if (c.lock_spread > 32 || (c.lock_spread & (c.lock_spread - 1)) != 0)
+    throw stm::usage_error("--lock-spread must be 0 (auto) or a power of two from 1 to 32, got " +
+                           std::to_string(c.lock_spread));
   if (c.policy.max_postpones == 0) throw stm::usage_error("--max-postpones must be at least 1");
   if (c.initial < 100) throw stm::usage_error("the starting balance must be at least 100");
   if (std::uint64_t(c.threads) * c.tpt > (std::uint64_t(1) << 32))
@@ -306,7 +315,8 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   Exec::run(workers, init_kernel{balance.data(), c.accounts, out.semantic_accounts, workers, c.initial});
   const long long initial_total = static_cast<long long>(c.initial) * (c.accounts - out.semantic_accounts);
   const std::uint64_t num_locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
-  stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash));
+  out.lock_spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(num_locks);
+  stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash), out.lock_spread);
   stm::stats_block stats(where);
   stm::txtable<bank_tx> table(where, c.threads, c.tpt);
   stm::buffer<long long> per_thread(where, 2ull * c.threads);
@@ -323,7 +333,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   const std::uint32_t t_pair = R >= 1 ? 0xFFFFFFFFu : (P >= 1 && R <= 0) ? 0xFFFFFFFFu : threshold((wq + wp) / sum);
 
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
-  generate_kernel gen{table.data(), c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
+  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
   drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data()};
   do {
     gen.launch = out.launches++;

@@ -33,6 +33,15 @@ workloads::bank::config make_config(const bench::options& o) {
   c.semantic = o.get_percent("semantic");
   c.read_only = o.get_percent("read-only");
   c.presort = o.get_bool("presort");
+  const std::string spread = o.get("lock-spread");
+  if (spread == "auto") {
+    c.lock_spread = 0;
+  } else {
+    const std::uint64_t n = o.get_u64("lock-spread");
+    if (n < 1 || n > 32 || (n & (n - 1)) != 0)
+      throw stm::usage_error("--lock-spread must be auto or a power of two from 1 to 32, got " + spread);
+    c.lock_spread = static_cast<std::uint32_t>(n);
+  }
   const std::uint64_t mp = o.get_u64("max-postpones");
   if (mp < 1 || mp > stm::txstate::max_conflicts)
     throw stm::usage_error("--max-postpones must be between 1 and " + std::to_string(stm::txstate::max_conflicts));
@@ -54,7 +63,7 @@ std::vector<bench::result> run(const bench::options& o) {
 #endif
     out = run_cpu(c, o.cm, o.tune);
   bench::result r = bench::base_result(o, o.cm, c.threads);
-  r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt);
+  r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
   r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
@@ -88,7 +97,8 @@ bench::registrar reg({"bank",
                        {"semantic", "0", "% of update transactions in deposit/withdrawal pairs whose withdrawal needs a deposit first"},
                        {"read-only", "0", "% of the table that are balance queries (read-only)"},
                        {"presort", "false", "sort each thread's block deposits first: no semantic conflict can occur", true},
-                       {"max-postpones", "4096", "semantic conflicts before a transaction is reported unresolved"}},
+                       {"max-postpones", "4096", "semantic conflicts before a transaction is reported unresolved"},
+                       {"lock-spread", "auto", "lock words per lock slot (1-32; 32: every lock word in its own 128-byte line); auto: 32 up to 16,384 locks, else 1"}},
                       validate,
                       run});
 
