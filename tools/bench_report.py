@@ -94,6 +94,7 @@ PIVOTS = {
     "queue_tx": (("impl", "cm"), ("mode", "threads")),
     "stack_tx": (("impl", "cm"), ("threads", "ops")),
     "bank_layout_ab": (("variant", "cm"), ("accounts", "threads")),
+    "bank_prstm_backoff": (("cm", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 
@@ -108,6 +109,8 @@ def contender(r, fields):
             parts.append("presorted" if v else "unsorted")
         elif f == "elim_slots":
             parts.append(f"(elimination {v} slots/SM" if v else "(no elimination)")
+        elif f == "cm_backoff":
+            parts.append(f"(back-off cap {v / 1e6:g} ms)" if v else "(default)")
         elif f == "offer_ns":
             if r.get("elim_slots"):
                 parts.append(f"{v} ns)")
