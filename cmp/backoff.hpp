@@ -60,57 +60,53 @@ struct backoff : manager_base {
   template <class Core, class Held>
   STM_HD static bool acquire_nosteal(Core& tx, Held&& held) {
     namespace lw = lock_word;
+    constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
     // 1. pre-lock the write set.
-    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
-      auto& e = tx.locks[k];
-      std::uint32_t expect = lw::make_unlocked(e.version);
-      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_prelocked(e.version, tx.tid),
-                                                         memory_order_relaxed)) {
-        if (!lw::is_free(expect)) held(e.lock, expect);
-        return tx.abort_releasing(abort_cause::prelock);
-      }
-      e.state = detail::lock_pre;
-    }
+    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          std::uint32_t expect = lw::make_unlocked(e.version);
+          if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_prelocked(e.version, tx.tid),
+                                                             memory_order_relaxed)) {
+            if (!lw::is_free(expect)) held(e.lock, expect);
+            return false;
+          }
+          e.state = detail::lock_pre;
+          return true;
+        }))
+      return tx.abort_releasing(abort_cause::prelock);
     // A read under one of our pre-locks must have seen the version we
     // pre-locked at; its value is checked below (version wrap).
     bool all_covered = true;
-    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
-      auto& r = tx.reads[i];
-      r.covered = 0;
-      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-        if (tx.locks[k].lock == r.lock) {
-          if (tx.locks[k].version != r.version) return tx.abort_releasing(abort_cause::validation);
-          r.covered = 1;
-          break;
-        }
-      all_covered &= r.covered != 0;
-    }
+    if (!tx.mark_covered(all_covered)) return tx.abort_releasing(abort_cause::validation);
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
     if (!all_covered) platform::fence_seq_cst();
     // 2. validate the read set.
-    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
-      const auto& r = tx.reads[i];
-      if (!r.covered) {
-        const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
-        if (!lw::is_free(w) || lw::version(w) != r.version) {
-          if (!lw::is_free(w)) held(r.lock, w);
-          return tx.abort_releasing(abort_cause::validation);
-        }
-      }
-      if (detail::load_word(r.addr, r.size) != r.value) return tx.abort_releasing(abort_cause::validation);
-    }
+    if (!Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
+          const auto& r = tx.reads[i];
+          if (!r.covered) {
+            const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
+            if (!lw::is_free(w) || lw::version(w) != r.version) {
+              if (!lw::is_free(w)) held(r.lock, w);
+              return false;
+            }
+          }
+          return detail::load_word(r.addr, r.size) == r.value;
+        }))
+      return tx.abort_releasing(abort_cause::validation);
     // 3. final locks. Only the pre-lock holder changes a pre-locked word under
     // this manager, so the CAS fails only if transactions of another manager
     // share the lock table (unsupported; reported as an abort, never ignored).
-    for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
-      auto& e = tx.locks[k];
-      std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                         memory_order_relaxed))
-        return tx.abort_releasing(abort_cause::lock);
-      e.state = detail::lock_final;
-    }
+    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+          if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                             memory_order_relaxed))
+            return false;
+          e.state = detail::lock_final;
+          return true;
+        }))
+      return tx.abort_releasing(abort_cause::lock);
     return true;
   }
 

@@ -32,8 +32,9 @@
 //
 // Mechanics: for small sets the CASes of each step and the loads of the
 // validation are issued as one batch (independent, so in flight together);
-// only the entries whose first try failed go through the careful loop. When
-// every read is of a location we write, steps 2 and 3 are one batch.
+// only the entries whose first try failed go through the careful loop. The
+// value checks of reads of locations we write go out with the final-lock
+// CASes of step 3.
 #pragma once
 
 #include <cstdint>
@@ -52,29 +53,32 @@ struct prstm : manager_base {
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
-    if (!prelock_all(tx)) return false;
+    // The steps report failure; the one exit below releases (every inlined
+    // copy of the release code costs registers, and the descriptor must stay
+    // in registers).
+    abort_cause cause = abort_cause::prelock;
+    bool ok = prelock_all(tx);
     // A read whose lock we now hold as a pre-lock needs no look at the lock
     // word: our pre-lock CAS saw it free at the version of the write entry, and
     // nobody can commit it without stealing, which step 3 detects.
     bool all_covered = true;
-    if (!mark_covered(tx, all_covered)) return tx.abort_releasing(abort_cause::validation);
-    if constexpr (Core::unrolled) {
-      if (all_covered) return lock_and_check_values(tx);
-    }
+    if (ok && !(ok = tx.mark_covered(all_covered))) cause = abort_cause::validation;
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
-    if (!all_covered) platform::fence_seq_cst();
-    if (!validate_reads(tx)) return false;
-    return lock_all(tx);
+    if (ok && !all_covered) {
+      platform::fence_seq_cst();
+      if (!(ok = validate_uncovered(tx))) cause = abort_cause::validation;
+    }
+    if (ok) ok = lock_and_check_covered(tx, cause);
+    return ok ? true : tx.abort_releasing(cause);
   }
 
  private:
 
-  // Step 1 for entry k, starting from the observed word `cur`.
+  // Step 1 for lock entry e, starting from the observed word `cur`.
   template <class Core>
-  STM_HD static bool prelock_one(Core& tx, std::uint32_t k, std::uint32_t cur) {
+  STM_HD static bool prelock_one(Core& tx, detail::lock_entry& e, std::uint32_t cur) {
     namespace lw = lock_word;
-    auto& e = tx.locks[k];
     const auto word = tx.table.word(e.lock);
     for (;;) {
       if (lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid))
@@ -95,50 +99,39 @@ struct prstm : manager_base {
     if constexpr (Core::unrolled) {
       constexpr std::uint32_t W = Core::config::max_writes;
       std::uint32_t seen[W] = {};
-      bool ok[W] = {};
+      std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)  // the common case: every lock free at its version
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
           seen[k] = lw::make_unlocked(e.version);
-          ok[k] = tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
-                                                                memory_order_relaxed);
-          if (ok[k]) e.state = detail::lock_pre;
+          if (tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
+                                                            memory_order_relaxed))
+            e.state = detail::lock_pre;
+          else
+            failed |= 1u << k;
         }
-      STM_UNROLL
+      // The careful loop once, not per entry (register pressure): the entry
+      // travels by value through constant-index get/put.
+      STM_NO_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks && !ok[k] && !prelock_one(tx, k, seen[k])) return tx.abort_releasing(abort_cause::prelock);
+        if (failed >> k & 1u) {
+          detail::lock_entry e = Core::get(tx.locks, k);
+          if (!prelock_one(tx, e, Core::get(seen, k))) return false;
+          Core::put(tx.locks, k, e);
+        }
     } else {
       for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-        if (!prelock_one(tx, k, tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
-          return tx.abort_releasing(abort_cause::prelock);
+        if (!prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
+          return false;
     }
     return true;
   }
 
-  // Flags the reads whose lock is in our (pre-locked) write set; such a read
-  // must have seen the version we pre-locked at, else it is already stale.
+  // Step 2 for read entry r, starting from the observed word `cur` and value.
   template <class Core>
-  STM_HD static bool mark_covered(Core& tx, bool& all_covered) {
-    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
-      auto& r = tx.reads[i];
-      r.covered = 0;
-      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-        if (tx.locks[k].lock == r.lock) {
-          if (tx.locks[k].version != r.version) return false;
-          r.covered = 1;
-          break;
-        }
-      all_covered &= r.covered != 0;
-    }
-    return true;
-  }
-
-  // Step 2 for read entry i, starting from the observed word `cur` and value.
-  template <class Core>
-  STM_HD static bool validate_one(Core& tx, std::uint32_t i, std::uint32_t cur, std::uint64_t value) {
+  STM_HD static bool validate_one(Core& tx, detail::read_entry& r, std::uint32_t cur, std::uint64_t value) {
     namespace lw = lock_word;
-    auto& r = tx.reads[i];
     const auto word = tx.table.word(r.lock);
     for (;;) {
       if (lw::version(cur) != r.version || lw::is_locked(cur) || value != r.value) return false;
@@ -153,94 +146,44 @@ struct prstm : manager_base {
     }
   }
 
-  // A covered read only checks its value (version wrap); others the full step 2.
+  // Step 2 for the reads we do not write (covered reads: see below).
   template <class Core>
-  STM_HD static bool check_one(Core& tx, std::uint32_t i, std::uint32_t w, std::uint64_t value) {
-    return tx.reads[i].covered ? value == tx.reads[i].value : validate_one(tx, i, w, value);
+  STM_HD static bool validate_uncovered(Core& tx) {
+    return Core::template each<Core::config::max_reads>(tx.n_reads, [&](std::uint32_t i) {
+      auto& r = tx.reads[i];
+      return r.covered ||
+             validate_one(tx, r, tx.table.word(r.lock).load(memory_order_relaxed), detail::load_word(r.addr, r.size));
+    });
   }
 
+  // Step 3, and step 2 for the covered reads: for them step 2 is only the
+  // value check against a version wrap, and since we hold their pre-locks
+  // (nobody can commit these locations without stealing, which makes our
+  // final-lock CAS fail) their value loads and the final-lock CASes can be in
+  // flight together: one round trip less. On either failure acquire()
+  // releases everything, final locks included; `cause` says which.
   template <class Core>
-  STM_HD static bool validate_reads(Core& tx) {
-    if constexpr (Core::unrolled) {
-      constexpr std::uint32_t R = Core::config::max_reads;
-      std::uint32_t w[R] = {};
-      std::uint64_t v[R] = {};
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < R; ++i)  // all loads in flight together
-        if (i < tx.n_reads) {
-          if (!tx.reads[i].covered) w[i] = tx.table.word(tx.reads[i].lock).load(memory_order_relaxed);
-          v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
-        }
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && !check_one(tx, i, w[i], v[i])) return tx.abort_releasing(abort_cause::validation);
-    } else {
-      for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
-        const auto& r = tx.reads[i];
-        const std::uint32_t w = r.covered ? 0u : tx.table.word(r.lock).load(memory_order_relaxed);
-        if (!check_one(tx, i, w, detail::load_word(r.addr, r.size))) return tx.abort_releasing(abort_cause::validation);
-      }
-    }
-    return true;
-  }
-
-  // Steps 2 and 3 together when every read is covered (a read-modify-write
-  // set, e.g. a transfer): step 2 is then only the value check against a
-  // version wrap, and since we hold every pre-lock (nobody can commit these
-  // locations without stealing, which makes our final-lock CAS fail) the value
-  // loads and the final-lock CASes can be in flight together: one round trip
-  // less. Either failure releases everything, final locks included.
-  template <class Core>
-  STM_HD static bool lock_and_check_values(Core& tx) {
+  STM_HD static bool lock_and_check_covered(Core& tx, abort_cause& cause) {
     namespace lw = lock_word;
     constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
-    std::uint64_t v[R] = {};
-    bool locked[W] = {};
-    STM_UNROLL
-    for (std::uint32_t i = 0; i < R; ++i)
-      if (i < tx.n_reads) v[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
-    STM_UNROLL
-    for (std::uint32_t k = 0; k < W; ++k)
-      if (k < tx.n_locks) {
-        auto& e = tx.locks[k];
-        std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-        locked[k] = tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                                  memory_order_relaxed);
-      }
-    bool all = true;
-    STM_UNROLL
-    for (std::uint32_t k = 0; k < W; ++k)
-      if (k < tx.n_locks) {
-        if (locked[k]) tx.locks[k].state = detail::lock_final;
-        all &= locked[k];
-      }
-    if (!all) return tx.abort_releasing(abort_cause::lock);  // a pre-lock was stolen by a higher priority
-    STM_UNROLL
-    for (std::uint32_t i = 0; i < R; ++i)
-      if (i < tx.n_reads && v[i] != tx.reads[i].value) return tx.abort_releasing(abort_cause::validation);
-    return true;
-  }
-
-  template <class Core>
-  STM_HD static bool lock_all(Core& tx) {
-    namespace lw = lock_word;
-    bool all = true;
-    auto lock_one = [&tx](std::uint32_t k) {
+    bool values_ok = true, locked = true;
+    Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
+      const auto& r = tx.reads[i];
+      if (r.covered) values_ok &= detail::load_word(r.addr, r.size) == r.value;
+      return true;
+    });
+    Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
       auto& e = tx.locks[k];
       std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-      const bool ok = tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                                    memory_order_relaxed);
-      if (ok) e.state = detail::lock_final;
-      return ok;
-    };
-    if constexpr (Core::unrolled) {
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < Core::config::max_writes; ++k)
-        if (k < tx.n_locks) all &= lock_one(k);
-    } else {
-      for (std::uint32_t k = 0; k < tx.n_locks && all; ++k) all = lock_one(k);
-    }
-    return all ? true : tx.abort_releasing(abort_cause::lock);  // a pre-lock was stolen by a higher priority
+      if (tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                        memory_order_relaxed))
+        e.state = detail::lock_final;
+      else
+        locked = false;
+      return true;
+    });
+    cause = locked ? abort_cause::validation : abort_cause::lock;  // lock: stolen by a higher priority
+    return locked && values_ok;
   }
 };
 

@@ -29,6 +29,13 @@
 #endif
 
 /// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
+/// Keep the next loop rolled (a rare path whose copies would only cost registers).
+#if defined(__CUDA_ARCH__)
+#define STM_NO_UNROLL _Pragma("unroll 1")
+#else
+#define STM_NO_UNROLL
+#endif
+
 #if defined(__CUDA_ARCH__) || defined(__clang__)
 #define STM_UNROLL _Pragma("unroll")
 #elif defined(__CUDACC__)

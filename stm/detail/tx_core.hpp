@@ -125,17 +125,70 @@ struct tx_core {
   std::uint32_t attempt = 0;   // attempts of the current transaction so far
   std::uint32_t n_reads = 0, n_writes = 0, n_locks = 0;
   tx_counters counters;
-  read_entry reads[Config::max_reads];
-  write_entry writes[Config::max_writes];
-  lock_entry locks[Config::max_writes];
+  // Value-initialized: the unrolled scans touch entries past n (guarded), which
+  // compilers cannot always prove unused.
+  read_entry reads[Config::max_reads] = {};
+  write_entry writes[Config::max_writes] = {};
+  lock_entry locks[Config::max_writes] = {};
 
   STM_HD void reset_sets() { n_reads = n_writes = n_locks = 0; }
+
+  /// Small sets are scanned with fully unrolled loops, so that the loads of
+  /// independent entries are in flight together, and every index into the
+  /// sets is a compile-time constant: the sets (and the counters) then live in
+  /// registers instead of local memory, which at full occupancy does not fit
+  /// in L1 (an H100 bank kernel had a 392-byte stack frame per thread).
+  static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
+
+  /// f(i) for every i < n of a set of capacity N, in order; stops when f returns
+  /// false and returns false then.
+  template <std::uint32_t N, class F>
+  STM_HD static bool each(std::uint32_t n, F&& f) {
+    if constexpr (unrolled) {
+      bool go = true;
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < N; ++i)
+        if (go && i < n) go = f(i);
+      return go;
+    } else {
+      for (std::uint32_t i = 0; i < n; ++i)
+        if (!f(i)) return false;
+      return true;
+    }
+  }
+  /// set[at] = v, by constant indices when the sets are small.
+  template <std::uint32_t N, class E>
+  STM_HD static void put(E (&set)[N], std::uint32_t at, const E& v) {
+    if constexpr (unrolled) {
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < N; ++i)
+        if (i == at) set[i] = v;
+    } else {
+      set[at] = v;
+    }
+  }
+
+  /// set[at], by constant indices when the sets are small.
+  template <std::uint32_t N, class E>
+  STM_HD static E get(const E (&set)[N], std::uint32_t at) {
+    if constexpr (unrolled) {
+      E v = set[0];
+      STM_UNROLL
+      for (std::uint32_t i = 1; i < N; ++i)
+        if (i == at) v = set[i];
+      return v;
+    } else {
+      return set[at];
+    }
+  }
 
   STM_HD void fail(abort_cause c) {
     if (status != tx_status::active) return;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
-    ++counters.aborts[static_cast<std::uint32_t>(c)];
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: counters stay in registers
+      if (k == static_cast<std::uint32_t>(c)) ++counters.aborts[k];
   }
 
   /// True when read entry i is still valid: same version, not final-locked,
@@ -147,16 +200,22 @@ struct tx_core {
     return !check_value || load_word(r.addr, r.size) == r.value;
   }
 
-  /// Small sets are scanned with fully unrolled loops, so that the loads of
-  /// independent entries are in flight together.
-  static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
-
   template <class T, class CM>
   STM_HD T read(const T* addr, CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return T{};
-    for (std::uint32_t i = n_writes; i-- > 0;)  // read own write (newest first)
-      if (writes[i].addr == addr) return from_bits<T>(writes[i].value);
+    {  // read own write (a location has at most one write entry)
+      bool own = false;
+      std::uint64_t v = 0;
+      each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
+        if (writes[i].addr == addr) {
+          own = true;
+          v = writes[i].value;
+        }
+        return !own;
+      });
+      if (own) return from_bits<T>(v);
+    }
     const std::uint32_t li = table.index_of(addr);
     const auto lw = table.word(li);
     std::uint32_t w1;
@@ -187,16 +246,16 @@ struct tx_core {
       fail(abort_cause::capacity);
       return T{};
     }
-    reads[n_reads++] = read_entry{addr, bits, li, static_cast<std::uint16_t>(lock_word::version(w1)),
-                                  static_cast<std::uint8_t>(sizeof(T)), 0, 0};
+    put(reads, n_reads++,
+        read_entry{addr, bits, li, static_cast<std::uint16_t>(lock_word::version(w1)),
+                   static_cast<std::uint8_t>(sizeof(T)), 0, 0});
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
       // Every earlier read still current => all reads hold at this moment.
-      for (std::uint32_t i = 0; i + 1 < n_reads; ++i)
-        if (!read_still_valid(i, false)) {
-          fail(abort_cause::validation);
-          return T{};
-        }
+      if (!each<Config::max_reads>(n_reads - 1, [&](std::uint32_t i) { return read_still_valid(i, false); })) {
+        fail(abort_cause::validation);
+        return T{};
+      }
     }
     return from_bits<T>(bits);
   }
@@ -206,11 +265,15 @@ struct tx_core {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return;
     const std::uint64_t bits = to_bits(value);
-    for (std::uint32_t i = 0; i < n_writes; ++i)
+    bool rewritten = false;
+    each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
       if (writes[i].addr == addr) {
         writes[i].value = bits;
-        return;
+        rewritten = true;
       }
+      return !rewritten;
+    });
+    if (rewritten) return;
     if (n_writes == Config::max_writes) {
       fail(abort_cause::capacity);
       return;
@@ -219,13 +282,14 @@ struct tx_core {
     // common read-modify-write costs no second look at the lock word).
     std::uint32_t li = 0, version = 0;
     bool known = false;
-    for (std::uint32_t i = n_reads; i-- > 0;)
+    each<Config::max_reads>(n_reads, [&](std::uint32_t i) {  // the newest read of addr wins
       if (reads[i].addr == addr) {
         li = reads[i].lock;
         version = reads[i].version;
         known = true;
-        break;
       }
+      return true;
+    });
     if (!known) {
       li = table.index_of(addr);
       for (std::uint32_t polls = 0;; ++polls) {
@@ -241,29 +305,46 @@ struct tx_core {
         platform::backoff_ns(64);
       }
     }
-    writes[n_writes++] = write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))};
-    for (std::uint32_t k = 0; k < n_locks; ++k)
-      if (locks[k].lock == li) return;
-    locks[n_locks++] = lock_entry{li, static_cast<std::uint16_t>(version), lock_none};
+    put(writes, n_writes++, write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))});
+    if (!each<Config::max_writes>(n_locks, [&](std::uint32_t k) { return locks[k].lock != li; })) return;
+    put(locks, n_locks++, lock_entry{li, static_cast<std::uint16_t>(version), lock_none});
     cm.on_write(*this, n_locks - 1);
   }
 
   /// Read-only commit: every read still current (with opacity, the last read
   /// already proved it; checking again costs little and covers Opaque=false).
   STM_HD bool validate_read_only() {
-    for (std::uint32_t i = 0; i < n_reads; ++i)
-      if (!read_still_valid(i, true)) {
-        fail(abort_cause::validation);
+    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_still_valid(i, true); })) return true;
+    fail(abort_cause::validation);
+    return false;
+  }
+
+  /// Commit time, after the write set is pre-locked: flag the reads whose lock
+  /// is in the write set ("covered"; their lock word needs no second look).
+  /// Such a read must have seen the version we pre-locked at, else it is
+  /// already stale: false then. all_covered: every read is covered.
+  STM_HD bool mark_covered(bool& all_covered) {
+    all_covered = true;
+    return each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
+      read_entry& r = reads[i];
+      r.covered = 0;
+      bool same_version = true;
+      each<Config::max_writes>(n_locks, [&](std::uint32_t k) {
+        if (locks[k].lock != r.lock) return true;
+        same_version = locks[k].version == r.version;
+        r.covered = 1;
         return false;
-      }
-    return true;
+      });
+      all_covered &= r.covered != 0;
+      return same_version;
+    });
   }
 
   /// Release every lock this attempt holds without publishing anything:
   /// pre-locks by CAS (they may have been stolen), final locks by a store of
   /// the unchanged version (nothing was written back).
   STM_HD void release_unpublished() {
-    for (std::uint32_t k = 0; k < n_locks; ++k) {
+    each<Config::max_writes>(n_locks, [&](std::uint32_t k) {
       lock_entry& e = locks[k];
       const auto lw = table.word(e.lock);
       if (e.state == lock_pre) {
@@ -273,7 +354,8 @@ struct tx_core {
         lw.store(lock_word::make_unlocked(e.version), memory_order_relaxed);
       }
       e.state = lock_none;
-    }
+      return true;
+    });
     release_stolen_reads();
   }
 
@@ -287,26 +369,32 @@ struct tx_core {
 
   /// Give back the pre-locks taken on read-only locations during validation.
   STM_HD void release_stolen_reads() {
-    for (std::uint32_t i = 0; i < n_reads; ++i) {
+    each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
       read_entry& r = reads[i];
-      if (!r.stolen) continue;
-      std::uint32_t expect = lock_word::make_prelocked(r.version, tid);
-      table.word(r.lock).compare_exchange_strong(expect, lock_word::make_unlocked(r.version), memory_order_relaxed);
-      r.stolen = 0;
-    }
+      if (r.stolen) {
+        std::uint32_t expect = lock_word::make_prelocked(r.version, tid);
+        table.word(r.lock).compare_exchange_strong(expect, lock_word::make_unlocked(r.version), memory_order_relaxed);
+        r.stolen = 0;
+      }
+      return true;
+    });
   }
 
   /// Write back and release, once every write lock is final-locked by us and
   /// the read set is validated (the contention manager's acquire()).
   STM_HD void publish() {
     platform::fence_acq_rel();  // (A) final locks before the write-back; pairs with the reader's (R)
-    for (std::uint32_t i = 0; i < n_writes; ++i) store_word(writes[i].addr, writes[i].size, writes[i].value);
+    each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
+      store_word(writes[i].addr, writes[i].size, writes[i].value);
+      return true;
+    });
     platform::fence_release();  // (B) write-back before the unlock stores; pairs with the reader's acquire load
-    for (std::uint32_t k = 0; k < n_locks; ++k) {
+    each<Config::max_writes>(n_locks, [&](std::uint32_t k) {
       lock_entry& e = locks[k];
       table.word(e.lock).store(lock_word::make_unlocked(lock_word::next_version(e.version)), memory_order_relaxed);
       e.state = lock_none;
-    }
+      return true;
+    });
     release_stolen_reads();
   }
 };
