@@ -49,7 +49,17 @@ namespace stm::cm {
 struct prstm : manager_base {
   static constexpr const char* name = "prstm";
 
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
+  // Without a configured back-off the retry comes almost at once (the paper's
+  // rule), after a randomized pause that doubles up to min_backoff_ns: a yield
+  // point, so that the lane of the same warp that holds the pre-locks we lost
+  // to gets scheduled. Retrying in a tight loop let the lanes of one warp
+  // starve that lane on an H100 (16 lanes on one STM-backed stack or queue).
+  static constexpr std::uint32_t min_backoff_ns = 1024;
+  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
+    tuning t = tune;
+    if (t.backoff_max_ns == 0) t.backoff_max_ns = min_backoff_ns;
+    t.backoff(tid, attempt);
+  }
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
