@@ -25,10 +25,11 @@
 // waiting), so the system as a whole always makes progress; no thread ever
 // waits on a pre-lock, so lock-step warps cannot deadlock.
 //
-// Differences from the paper, both runtime knobs (cm::tuning) that are off by
-// default so that `prstm` is the paper's rule: an access that finds a final
-// lock may poll it a few times (its owner only writes back and releases), and
-// an aborted attempt may back off before retrying.
+// Differences from the paper: an aborted attempt pauses a randomized time of
+// at most ~1 us before it retries (a yield point for the other lanes of its
+// warp; see on_abort). Two runtime knobs (cm::tuning), off by default: an
+// access that finds a final lock may poll it a few times (its owner only
+// writes back and releases), and the pause may grow into a longer back-off.
 //
 // Mechanics: for small sets the CASes of each step and the loads of the
 // validation are issued as one batch (independent, so in flight together);

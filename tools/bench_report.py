@@ -94,6 +94,7 @@ PIVOTS = {
     "queue_tx": (("impl", "cm"), ("mode", "threads")),
     "stack_tx": (("impl", "cm"), ("threads", "ops")),
     "bank_layout_ab": (("variant", "cm"), ("accounts", "threads")),
+    "bank_registers_ab": (("variant", "cm"), ("accounts", "threads")),
     "bank_prstm_backoff": (("cm", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
