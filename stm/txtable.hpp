@@ -107,6 +107,12 @@ inline txtable_policy policy_for(txtable_policy base = {}) {
   return base;
 }
 
+/// Position of thread t's j-th transaction in a table of `threads` blocks: the
+/// blocks are interleaved (see the file comment).
+STM_HD inline constexpr std::uint64_t txtable_index(std::uint32_t t, std::uint32_t j, std::uint32_t threads) {
+  return std::uint64_t(j) * threads + t;
+}
+
 /// State word of an entry: bits 0-1 status, bits 2-31 semantic conflicts met.
 namespace txstate {
 inline constexpr std::uint32_t pending = 0, committed = 1, unresolved = 2;
@@ -137,7 +143,7 @@ struct txtable_ref {
   std::uint32_t per_thread = 0;
 
   /// Position of thread t's j-th transaction (blocks are interleaved).
-  STM_HD std::uint64_t index(std::uint32_t t, std::uint32_t j) const { return std::uint64_t(j) * threads + t; }
+  STM_HD std::uint64_t index(std::uint32_t t, std::uint32_t j) const { return txtable_index(t, j, threads); }
 
   /// Algorithm 3 for thread tid: run(entry) -> tx_outcome for every
   /// unfinished entry of its block until none is pending. See the file comment.
@@ -172,7 +178,7 @@ class txtable {
   std::uint32_t threads() const { return threads_; }
   std::uint32_t per_thread() const { return per_thread_; }
   /// Position of thread t's j-th transaction in data() and states().
-  std::uint64_t index(std::uint32_t t, std::uint32_t j) const { return std::uint64_t(j) * threads_ + t; }
+  std::uint64_t index(std::uint32_t t, std::uint32_t j) const { return txtable_index(t, j, threads_); }
   std::size_t size() const { return entries_.size(); }
   Entry* data() { return entries_.data(); }
   const Entry* data() const { return entries_.data(); }

@@ -14,14 +14,14 @@
 
 namespace stm::detail {
 
-// Entry j of thread tid is at j * threads + tid (interleaved blocks).
+// Entry j of thread tid is at txtable_index(tid, j, threads) (interleaved blocks).
 // The entry and state word after the current one are loaded before the current
 // transaction runs: they come from DRAM on a large table, and the load is then
 // in flight during the transaction instead of in front of the next one.
 template <class Entry, class Run>
 STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t tid, std::uint32_t threads,
                         std::uint32_t count, Run& run, const txtable_policy& p) {
-  auto at = [=](std::uint32_t j) { return std::uint64_t(j) * threads + tid; };
+  auto at = [=](std::uint32_t j) { return txtable_index(tid, j, threads); };
   std::uint32_t start = 0;  // entries before `start` are all finished (Algorithm 3, line 14)
   std::uint32_t idle = 0;   // consecutive passes that committed nothing
   while (start < count) {
@@ -88,7 +88,7 @@ struct audit_kernel {
   STM_HD void operator()(std::uint32_t tid) const {
     long long c = 0, u = 0, cc = 0, k = 0, v = 0;
     for (std::uint32_t j = 0; j < per_thread; ++j) {
-      const std::uint64_t i = std::uint64_t(j) * threads + tid;  // interleaved blocks
+      const std::uint64_t i = txtable_index(tid, j, threads);
       const std::uint32_t s = state[i];  // written by the previous launch: the kernel boundary orders it
       k += txstate::conflicts(s);
       if (txstate::status(s) == txstate::committed) {

@@ -31,11 +31,11 @@ struct presort_key {
   }
 };
 
-/// Block position b = t * per_thread + j -> interleaved position j * threads + t.
+/// Block position b = t * per_thread + j -> its interleaved position.
 struct interleave_map {
   std::uint32_t threads, per_thread;
   __host__ __device__ std::uint64_t operator()(std::uint64_t b) const {
-    return (b % per_thread) * threads + b / per_thread;
+    return txtable_index(static_cast<std::uint32_t>(b / per_thread), static_cast<std::uint32_t>(b % per_thread), threads);
   }
 };
 

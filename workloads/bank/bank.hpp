@@ -115,7 +115,7 @@ struct rng {
 };
 
 /// Fills thread tid's block of the table (then shuffles it). Blocks are
-/// interleaved (stm/txtable.hpp): entry k of thread tid at k * threads + tid.
+/// interleaved (stm/txtable.hpp): entry k of thread tid at txtable_index(tid, k, threads).
 struct generate_kernel {
   bank_tx* table;
   std::uint32_t threads;
@@ -134,8 +134,7 @@ struct generate_kernel {
 
   STM_HD void operator()(std::uint32_t tid) const {
     rng r(seed, tid, launch);
-    bank_tx* const t0 = table + tid;
-    auto blk = [t0, this](std::uint32_t k) -> bank_tx& { return t0[std::uint64_t(k) * threads]; };
+    auto blk = [tid, this](std::uint32_t k) -> bank_tx& { return table[stm::txtable_index(tid, k, threads)]; };
     const std::uint32_t S = semantic_accounts, plain = accounts - semantic_accounts;
     for (std::uint32_t k = 0; k < tpt;) {
       const std::uint32_t u = static_cast<std::uint32_t>(r.next() >> 32);
@@ -179,7 +178,7 @@ struct count_kernel {
   STM_HD void operator()(std::uint32_t tid) const {
     long long s = 0, q = 0;
     for (std::uint32_t k = 0; k < tpt; ++k) {
-      const bank_tx& e = table[std::uint64_t(k) * threads + tid];  // interleaved blocks
+      const bank_tx& e = table[stm::txtable_index(tid, k, threads)];
       s += e.semantic;
       q += e.kind == query;
     }
