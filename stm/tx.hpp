@@ -16,8 +16,6 @@
 //  - An aborted attempt leaves shared memory untouched (writes are buffered).
 //  - Set overflow aborts with abort_cause::capacity and is never silent; the
 //    macros do not retry it (a retry would overflow again): status() tells.
-//  - TX_END retries a conflict until the transaction commits, or, with
-//    limit_attempts(n), for at most n attempts; then status() is aborted.
 //  - Values: trivially copyable 4- or 8-byte types at naturally aligned
 //    addresses; a location is always accessed with one width.
 //  - Priorities: the logical thread id; lower wins every conflict. Ids must be
@@ -83,23 +81,13 @@ class transaction {
     return true;
   }
 
-  /// At most n attempts per transaction (per begin()); 0, the default: retry
-  /// until it commits. At the limit retry() gives up: the transaction ends
-  /// aborted, cause() says why the last attempt failed, and the caller decides
-  /// what to do (the transaction table postpones it: stm/txtable.hpp).
-  STM_HD void limit_attempts(std::uint32_t n) { max_attempts_ = n; }
-
   /// After a failed attempt: true to run the body again (after the contention
   /// manager's back-off), false when the failure is final (semantic conflict,
-  /// capacity overflow) or the attempt limit is reached.
+  /// capacity overflow).
   STM_HD bool retry() {
     if (core_.status == tx_status::semantic ||
         (core_.status == tx_status::aborted && core_.cause == abort_cause::capacity))
       return false;
-    if (max_attempts_ != 0 && core_.attempt + 1 >= max_attempts_) {
-      ++core_.counters.gave_up;
-      return false;
-    }
     cm_.on_abort(core_.tid, core_.attempt, core_.cause);
     ++core_.attempt;
     core_.reset_sets();
@@ -121,7 +109,6 @@ class transaction {
  private:
   CM cm_;
   detail::tx_core<Config> core_;
-  std::uint32_t max_attempts_ = 0;
 };
 
 }  // namespace stm

@@ -6,11 +6,10 @@
 //     TX_WRITE(tx, &x, a + 1);
 //     if (a < 0) TX_SEMANTIC_ABORT(tx);
 //   } TX_END(tx);
-//   // here: tx.status() is committed, semantic, or aborted (capacity, or
-//   // the attempt limit of tx.limit_attempts(n))
+//   // here: tx.status() is committed, semantic, or aborted (capacity)
 //
-// The body is retried until it commits, declares a semantic conflict,
-// overflows a set, or reaches its attempt limit. Works in __global__/__device__ code and on the CPU backend.
+// The body is retried until it commits, declares a semantic conflict, or
+// overflows a set. Works in __global__/__device__ code and on the CPU backend.
 // TX_READ is a GNU statement expression (nvcc, GCC and Clang all accept it);
 // a body that calls helper functions passes the descriptor to them and uses
 // tx.read()/tx.write() there, returning early when !tx.active().

@@ -21,17 +21,8 @@
 // that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
 // finds no money) is skipped and revisited when the scan wraps around; the
 // thread is done when every transaction of its block is committed or
-// unresolved.
-//
-// Concurrent conflicts are retried inside TX_BEGIN/TX_END. With
-// attempts_per_visit = n > 0 the transaction gets n attempts
-// (transaction::limit_attempts), and then is postponed like a semantic
-// conflict, without counting as one: the thread goes on with its next
-// transaction. The paper's Algorithm 3 retries once (lines 9-10, n = 2). The
-// retries of one lane hold up the other lanes of its warp, which wait at the
-// end of the retry loop; postponing keeps the lanes together, each running one
-// attempt at a time. A postponed conflict never makes a transaction
-// unresolved: it is revisited until it commits.
+// unresolved. Concurrent conflicts are retried inside TX_BEGIN/TX_END, as the
+// paper does (Algorithm 3, lines 9-10).
 //
 // Unresolvable transactions. A transaction that no other transaction will ever
 // help (no deposit ever covers the withdrawal) must not keep its thread forever:
@@ -77,27 +68,21 @@ namespace stm {
 enum class tx_outcome : std::uint32_t {
   committed,  ///< the transaction committed
   semantic,   ///< the body declared a semantic conflict: postpone it
-  failed,     ///< a final failure other than a semantic conflict (set overflow): unresolved
-  conflict    ///< concurrent conflicts outlasted the attempt limit: postpone it (not semantic)
+  failed      ///< a final failure other than a semantic conflict (set overflow): unresolved
 };
 
 /// The outcome of the transaction `tx` has just ended (after TX_END).
 template <class Tx>
 STM_HD inline tx_outcome outcome_of(const Tx& tx) {
   if (tx.committed()) return tx_outcome::committed;
-  if (tx.status() == tx_status::semantic) return tx_outcome::semantic;
-  return tx.cause() == abort_cause::capacity ? tx_outcome::failed : tx_outcome::conflict;
+  return tx.status() == tx_status::semantic ? tx_outcome::semantic : tx_outcome::failed;
 }
 
-/// How drain() treats conflicts.
+/// How drain() treats semantic conflicts.
 struct txtable_policy {
   std::uint32_t max_postpones = 4096;        ///< semantic conflicts before a transaction is unresolved
   std::uint32_t idle_backoff_max_ns = 32768; ///< cap of the back-off after a pass that committed nothing
   std::uint32_t semantic_retries = 0;        ///< > 0: retry at once this often, never postpone (GPU-STM)
-  /// Attempts a transaction gets per visit before a concurrent conflict
-  /// postpones it (the run functor passes it to transaction::limit_attempts);
-  /// 0: retry in place until it commits.
-  std::uint32_t attempts_per_visit = 0;
 };
 
 namespace detail {

@@ -48,9 +48,6 @@ STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_
         if (r == tx_outcome::committed) {
           w = txstate::make(txstate::committed, conflicts);
           progress = true;
-        } else if (r == tx_outcome::conflict) {
-          w = txstate::make(txstate::pending, conflicts);  // postponed by concurrent conflicts
-          any_pending = true;
         } else if (r == tx_outcome::semantic && p.semantic_retries == 0 && conflicts + 1 < p.max_postpones &&
                    conflicts + 1 < txstate::max_conflicts) {
           w = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass

@@ -203,7 +203,6 @@ struct drain_kernel {
     // value can make it declare a semantic conflict that was not one: that
     // only postpones the transaction, it never commits on a stale value.
     stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, tid, cm);
-    tx.limit_attempts(policy.attempts_per_visit);
     int* const bal = balance;
     auto run = [&tx, bal](const bank_tx& e) {
       TX_BEGIN(tx) {

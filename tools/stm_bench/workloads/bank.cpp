@@ -46,9 +46,6 @@ workloads::bank::config make_config(const bench::options& o) {
   if (mp < 1 || mp > stm::txstate::max_conflicts)
     throw stm::usage_error("--max-postpones must be between 1 and " + std::to_string(stm::txstate::max_conflicts));
   c.policy.max_postpones = static_cast<std::uint32_t>(mp);
-  const std::uint64_t attempts = o.get_u64("attempts");
-  if (attempts > 1000000) throw stm::usage_error("--attempts must be at most 1000000 (0: retry until commit)");
-  c.policy.attempts_per_visit = static_cast<std::uint32_t>(attempts);
   return c;
 }
 
@@ -71,7 +68,6 @@ std::vector<bench::result> run(const bench::options& o) {
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
   r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
   r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
-  r.integer("attempts", c.policy.attempts_per_visit);
   r.integer("transactions", static_cast<std::int64_t>(out.transactions));
   r.integer("semantic_capable", static_cast<std::int64_t>(out.semantic_capable));
   r.integer("queries", static_cast<std::int64_t>(out.queries));
@@ -84,7 +80,6 @@ std::vector<bench::result> run(const bench::options& o) {
   r.aborts(out.stats.aborts);
   r.num("abort_rate", out.stats.abort_rate());
   r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
-  r.integer("conflict_postponements", static_cast<std::int64_t>(out.stats.gave_up));
   r.num("retries_per_commit",
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));
@@ -103,7 +98,6 @@ bench::registrar reg({"bank",
                        {"read-only", "0", "% of the table that are balance queries (read-only)"},
                        {"presort", "false", "sort each thread's block deposits first: no semantic conflict can occur", true},
                        {"max-postpones", "4096", "semantic conflicts before a transaction is reported unresolved"},
-                       {"attempts", "0", "attempts a transaction gets before a concurrent conflict postpones it to the next pass (0: retry until it commits)"},
                        {"lock-spread", "auto", "lock words per lock slot (1-32; 32: every lock word in its own 128-byte line); auto: 32 up to 16,384 locks, else 1"}},
                       validate,
                       run});
