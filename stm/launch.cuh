@@ -2,6 +2,8 @@
 // nvcc translation units only (the GPU kernel is a template defined here).
 #pragma once
 
+#include <algorithm>
+
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
@@ -25,8 +27,21 @@ __global__ void for_each_thread_kernel(std::uint32_t n, F f) {
 }
 }  // namespace detail
 
-/// Threads per block of every launch_gpu.
+/// Most threads per block of a launch_gpu.
 inline constexpr std::uint32_t gpu_block_threads = 256;
+
+/// Threads per block of a launch_gpu of n threads: gpu_block_threads, but a
+/// launch too small to give every SM a full block is spread over all of them
+/// (ceil(n / SMs) rounded up to whole warps, at least one warp): 6,720 threads
+/// in blocks of 256 ran on 27 of an H100's 132 SMs. Every SM then holds at
+/// most one block of a small launch, so it is always resident in full.
+/// Measured on an H100 (bank, 6,720 threads, blocks of 64 against 256):
+/// 2,621,440 accounts 1.20 -> 1.28 G tx/s, 4,096 accounts 55.7 -> 57.6 M.
+inline std::uint32_t gpu_block_for(std::uint32_t n) {
+  const std::uint32_t sms = sm_count(backend::gpu);
+  const std::uint32_t per_sm_warps = ((n + sms - 1) / sms + 31) / 32;
+  return std::min(gpu_block_threads, std::max(1u, per_sm_warps) * 32u);
+}
 
 /// Launch f(tid), tid in [0, n), as one CUDA kernel on the current device and
 /// wait for it. Returns the kernel's time in seconds, measured with CUDA events.
@@ -36,7 +51,7 @@ template <class F>
 double launch_gpu(std::uint32_t n, F f, progress p = progress::any) {
   static_assert(detail::is_kernel_functor<F>, "kernel functors are passed by value: keep them trivially copyable");
   if (n == 0) return 0.0;
-  const std::uint32_t block = gpu_block_threads;
+  const std::uint32_t block = gpu_block_for(n);
   const std::uint32_t grid = (n + block - 1) / block;
   if (p == progress::all_resident) {
     int blocks_per_sm = 0;

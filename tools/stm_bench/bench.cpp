@@ -3,6 +3,7 @@
 
 #include "stm/stats.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -164,13 +165,19 @@ std::string result::text(const std::string& key) const {
   return "";
 }
 
+namespace {
+bool progress_off = false;
+}
+void quiet_progress() { progress_off = true; }
+
 void progress(const std::string& what, double fraction) {
+  if (progress_off) return;
   using clock = std::chrono::steady_clock;
   static clock::time_point last = clock::now();
   const auto now = clock::now();
   if (now - last < std::chrono::seconds(1)) return;
   last = now;
-  std::fprintf(stderr, "  ... %s %3.0f%%\n", what.c_str(), 100.0 * fraction);
+  std::fprintf(stderr, "  ... %s %3.0f%%\n", what.c_str(), 100.0 * std::min(fraction, 1.0));
 }
 
 result base_result(const options& o, const std::string& impl_or_cm, std::uint32_t threads) {

@@ -107,6 +107,8 @@ struct registrar {
 
 /// Progress to stderr, at most once a second (call freely from host loops).
 void progress(const std::string& what, double fraction);
+/// Silence progress() for the rest of the process (--quiet).
+void quiet_progress();
 
 /// Fill the fields every result carries: workload, impl or cm, backend, device, threads.
 result base_result(const options& o, const std::string& impl_or_cm, std::uint32_t threads);

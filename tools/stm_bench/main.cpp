@@ -119,7 +119,7 @@ int run_once(int argc, const char* const* argv, bool dry_run, bool force_json) {
   app.add_option("--warmup", warmup, "unreported warm-up runs before the measured ones");
   app.add_option("--cm", cm, "contention manager of STM workloads");
   app.add_option("--cm-wait", cm_wait, "contention managers: polls of a final-locked word before aborting (0: abort at once)");
-  app.add_option("--cm-backoff", cm_backoff, "contention managers: cap in ns of the randomized back-off after an abort (0: retry at once)");
+  app.add_option("--cm-backoff", cm_backoff, "contention managers: cap in ns of the randomized back-off after an abort (0: the default of the manager)");
   app.add_option("--impl", impl, "implementation of a container workload (or 'all')");
   app.add_option("--ops", ops_arg, "operations of a container workload");
   app.add_option("--hash", hash, "lock coverage: consecutive words per lock (a power of two)");
@@ -217,6 +217,7 @@ int run_once(int argc, const char* const* argv, bool dry_run, bool force_json) {
     o.seed = static_cast<std::uint64_t>(seed);
     o.hash = static_cast<std::uint32_t>(hash);
     o.quiet = quiet;
+    if (quiet) bench::quiet_progress();
     o.tune.wait_polls = static_cast<std::uint32_t>(cm_wait);
     o.tune.backoff_max_ns = static_cast<std::uint32_t>(cm_backoff);
     if (chosen->validate) chosen->validate(o);
