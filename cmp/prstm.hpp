@@ -59,11 +59,16 @@ struct prstm : manager_base {
   //   STM-backed stack or queue);
   // - thinning out the contenders: over 4,096 accounts at full occupancy
   //   some 67,000 resident threads compete for ~2,000 disjoint transfers, and
-  //   every retry that is bound to lose steals or delays one that would win.
-  //   On an H100 (bank, 4,096 accounts, full occupancy) a 1 us cap gave
-  //   32 M tx/s, 4 ms 59 M, 16 ms 74 M; uncontended runs do not reach the
-  //   cap and did not change (results/bank_prstm_backoff.jsonl).
-  static constexpr std::uint32_t default_backoff_ns = 16000000;
+  //   every retry that is bound to lose delays one that would win.
+  // The cap trades that against the tail: a kernel ends with its slowest
+  // thread, and a thread that lost many times in a row sleeps up to the cap.
+  // H100, against a 1 us cap (results/prstm_pause_default_ab.jsonl): 1 ms
+  // takes the bank at 4,096 accounts and full occupancy from 32 to 43 M tx/s,
+  // the STM-backed stack and queue 1.7x, and leaves the list within 2%;
+  // 16 ms gives the bank 76 M but halves the list, stack and queue, whose
+  // runs last tens of milliseconds. Long, heavily contended kernels should
+  // raise the cap (--cm-backoff 16000000).
+  static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     tuning t = tune;
     if (t.backoff_max_ns == 0) t.backoff_max_ns = default_backoff_ns;
