@@ -32,6 +32,14 @@
 //   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
 //       After a failed attempt, before the body runs again: back off.
 //
+// Optional:
+//
+//   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
+//       How long on_abort would wait, without waiting. A driver that runs
+//       one attempt at a time (stm/txtable.hpp) schedules the pause itself,
+//       so that the other lanes of the warp go on meanwhile; a manager
+//       without it is waited for in on_abort.
+//
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).
 #pragma once
@@ -51,12 +59,15 @@ struct tuning {
 
   /// Randomized exponential back-off: attempt a waits a pseudo-random time in
   /// [0, min(cap, 32 ns * 2^a)), decorrelated across threads by the thread id.
-  STM_HD void backoff(std::uint32_t tid, std::uint32_t attempt) const {
-    if (backoff_max_ns == 0) return;
+  STM_HD std::uint32_t backoff_span_ns(std::uint32_t tid, std::uint32_t attempt) const {
+    if (backoff_max_ns == 0) return 0;
     const std::uint32_t shift = attempt < 20 ? attempt : 20;
     std::uint32_t span = 32u << shift;
     if (span > backoff_max_ns || span == 0) span = backoff_max_ns;
-    platform::backoff_ns(jitter(tid, attempt) % span);
+    return jitter(tid, attempt) % span;
+  }
+  STM_HD void backoff(std::uint32_t tid, std::uint32_t attempt) const {
+    platform::backoff_ns(backoff_span_ns(tid, attempt));
   }
 
   /// Cheap hash of (thread, attempt): the random part of a manager's waits.

@@ -86,6 +86,9 @@ struct basic_gpustm : manager_base {
   std::uint32_t log_lock[LogCapacity] = {};
   std::uint8_t log_write[LogCapacity] = {};
 
+  STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
+    return tune.backoff_span_ns(tid, attempt);
+  }
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
   STM_HD void on_start() { n_log = 0; }
 

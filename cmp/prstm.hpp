@@ -69,10 +69,13 @@ struct prstm : manager_base {
   // runs last tens of milliseconds. Long, heavily contended kernels should
   // raise the cap (--cm-backoff 16000000).
   static constexpr std::uint32_t default_backoff_ns = 1000000;
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
+  STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     tuning t = tune;
     if (t.backoff_max_ns == 0) t.backoff_max_ns = default_backoff_ns;
-    t.backoff(tid, attempt);
+    return t.backoff_span_ns(tid, attempt);
+  }
+  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
+    platform::backoff_ns(pause_ns(tid, attempt, cause));
   }
 
   template <class Core>

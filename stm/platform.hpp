@@ -88,6 +88,44 @@ STM_HD inline void backoff_ns(std::uint32_t ns) {
 #endif
 }
 
+/// A lane's clock for scheduling pauses: SM cycles on the GPU (clock64; a
+/// warp stays on its SM, and pauses need no cross-SM agreement), nanoseconds
+/// of the steady clock on the CPU.
+STM_HD inline std::uint64_t ticks() {
+#if STM_ON_DEVICE
+  return static_cast<std::uint64_t>(clock64());
+#else
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+#endif
+}
+
+/// Nanoseconds of a clock every thread of the device (or process) shares:
+/// %globaltimer on the GPU (its resolution may be as coarse as a microsecond),
+/// the steady clock on the CPU. For measuring, not for scheduling pauses.
+STM_HD inline std::uint64_t global_ns() {
+#if STM_ON_DEVICE
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+#endif
+}
+
+/// Ticks per nanosecond: 2 on the GPU (an H100/H200 SM runs at up to 1.98 GHz,
+/// so a pause may be up to ~15% longer than asked), 1 on the CPU.
+STM_HD inline constexpr std::uint32_t ticks_per_ns() {
+#if STM_ON_DEVICE
+  return 2u;
+#else
+  return 1u;
+#endif
+}
+
 /// Warp geometry: 32 lanes on the GPU, one on the CPU.
 STM_HD inline constexpr std::uint32_t warp_size() {
 #if STM_ON_DEVICE
@@ -145,6 +183,23 @@ STM_HD inline T shfl(std::uint32_t mask, T v, std::uint32_t src_lane) {
 #else
   (void)mask;
   (void)src_lane;
+  return v;
+#endif
+}
+
+/// Minimum of v over the lanes of mask (every lane of mask must call it).
+STM_HD inline std::uint32_t reduce_min(std::uint32_t mask, std::uint32_t v) {
+#if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(mask, v);
+#elif STM_ON_DEVICE
+  std::uint32_t m = v;  // before sm_80: every lane of mask reads every other's value
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+    const std::uint32_t o = __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
+    m = o < m ? o : m;
+  }
+  return m;
+#else
+  (void)mask;
   return v;
 #endif
 }

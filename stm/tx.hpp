@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "cmp/prstm.hpp"
 #include "stm/detail/tx_core.hpp"
@@ -34,6 +35,14 @@
 #include "stm/stats.hpp"
 
 namespace stm {
+
+namespace detail {
+template <class CM, class = void>
+struct has_pause_ns : std::false_type {};
+template <class CM>
+struct has_pause_ns<CM, std::void_t<decltype(std::declval<const CM&>().pause_ns(0u, 0u, abort_cause::read_locked))>>
+    : std::true_type {};
+}  // namespace detail
 
 template <class CM = cm::prstm, class Config = tx_config<>>
 class transaction {
@@ -85,15 +94,37 @@ class transaction {
   /// manager's back-off), false when the failure is final (semantic conflict,
   /// capacity overflow).
   STM_HD bool retry() {
-    if (core_.status == tx_status::semantic ||
-        (core_.status == tx_status::aborted && core_.cause == abort_cause::capacity))
-      return false;
+    if (!retryable()) return false;
     cm_.on_abort(core_.tid, core_.attempt, core_.cause);
-    ++core_.attempt;
-    core_.reset_sets();
-    core_.status = tx_status::active;
-    cm_.on_start();
+    next_attempt();
     return true;
+  }
+
+  /// The last attempt aborted on a concurrent conflict: running the body
+  /// again may commit (a semantic conflict or a set overflow would recur).
+  STM_HD bool retryable() const {
+    return core_.status == tx_status::aborted && core_.cause != abort_cause::capacity;
+  }
+
+  /// TX_ATTEMPT's start: the next attempt of this transaction when the last
+  /// one was retryable(), else a new transaction (as begin()).
+  STM_HD void start_attempt() {
+    if (retryable()) next_attempt();
+    else begin();
+  }
+
+  /// After a retryable() attempt: how long the contention manager wants to
+  /// pause before the next one, in ns, for a caller that schedules the pause
+  /// itself (stm/txtable.hpp keeps the other lanes of the warp going
+  /// meanwhile). A manager that does not say (no pause_ns, e.g. cmp/delay.hpp)
+  /// waits here, in on_abort, and 0 is returned.
+  STM_HD std::uint32_t pause_ns() const {
+    if constexpr (detail::has_pause_ns<CM>::value) {
+      return cm_.pause_ns(core_.tid, core_.attempt, core_.cause);
+    } else {
+      cm_.on_abort(core_.tid, core_.attempt, core_.cause);
+      return 0;
+    }
   }
 
   STM_HD bool active() const { return core_.status == tx_status::active; }
@@ -107,6 +138,13 @@ class transaction {
   STM_HD const tx_counters& counters() const { return core_.counters; }
 
  private:
+  STM_HD void next_attempt() {
+    ++core_.attempt;
+    core_.reset_sets();
+    core_.status = tx_status::active;
+    cm_.on_start();
+  }
+
   CM cm_;
   detail::tx_core<Config> core_;
 };

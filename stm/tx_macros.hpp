@@ -14,6 +14,16 @@
 // a body that calls helper functions passes the descriptor to them and uses
 // tx.read()/tx.write() there, returning early when !tx.active().
 // One TX_BEGIN/TX_END pair per block scope; pairs may follow one another.
+//
+// TX_ATTEMPT / TX_ATTEMPT_END run the body once: one attempt, then the commit.
+// Afterwards tx.status() is committed, semantic, or aborted; tx.retryable()
+// says whether the abort was a concurrent conflict, and then the next
+// TX_ATTEMPT on the same descriptor is the next attempt of the same
+// transaction (its attempt count goes on; tx.pause_ns() is how long the
+// contention manager wants to wait first). It is for drivers that schedule
+// retries themselves: the transaction table (stm/txtable.hpp) keeps the lanes
+// of a warp running attempts side by side instead of letting every lane wait
+// at the end of TX_END's loop for the lane that retries longest.
 #pragma once
 
 #include "stm/tx.hpp"
@@ -29,6 +39,19 @@
     if ((tx).commit()) break;             \
   stm_tx_abort_:                          \
     if (!(tx).retry()) break;             \
+  }
+
+#define TX_ATTEMPT(tx)                    \
+  {                                       \
+    __label__ stm_tx_abort_;              \
+    (tx).start_attempt();                 \
+    {
+
+#define TX_ATTEMPT_END(tx)                \
+    }                                     \
+    if (false) goto stm_tx_abort_;        \
+    (tx).commit();                        \
+  stm_tx_abort_:;                         \
   }
 
 #define TX_READ(tx, addr)                 \

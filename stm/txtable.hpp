@@ -6,7 +6,7 @@
 //   table.presort<Exec>();                // optional: higher priority tag first
 //   Exec::run(threads, [=] STM_HD (std::uint32_t tid) {
 //     stm::transaction<CM, Cfg> tx(locks, tid, cm);
-//     ref.drain(tid, [&](const my_tx& e) { ...TX_BEGIN..TX_END...; return stm::outcome_of(tx); }, policy);
+//     ref.drain(tx, [&](const my_tx& e) { TX_ATTEMPT(tx) { ...body... } TX_ATTEMPT_END(tx); }, policy);
 //   });
 //   auto a = table.audit<Exec>(value_of_committed_entry);   // what happened
 //
@@ -21,8 +21,16 @@
 // that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
 // finds no money) is skipped and revisited when the scan wraps around; the
 // thread is done when every transaction of its block is committed or
-// unresolved. Concurrent conflicts are retried inside TX_BEGIN/TX_END, as the
-// paper does (Algorithm 3, lines 9-10).
+// unresolved. A concurrent conflict is retried at once (after the contention
+// manager's pause), as the paper does (Algorithm 3, lines 9-10).
+//
+// One attempt at a time. The run functor runs the entry's body; with
+// TX_ATTEMPT/TX_ATTEMPT_END that is one attempt, and drain() schedules the
+// retry: it asks the manager for its pause (transaction::pause_ns) and keeps
+// the other lanes of the warp running their own transactions meanwhile. A
+// body in TX_BEGIN/TX_END retries in place instead, and the lanes of a warp
+// then wait at the end of its retry loop for the lane that needs the most
+// attempts. (H100, bank over 4,096 accounts: see the README's figures.)
 //
 // Unresolvable transactions. A transaction that no other transaction will ever
 // help (no deposit ever covers the withdrawal) must not keep its thread forever:
@@ -68,14 +76,17 @@ namespace stm {
 enum class tx_outcome : std::uint32_t {
   committed,  ///< the transaction committed
   semantic,   ///< the body declared a semantic conflict: postpone it
-  failed      ///< a final failure other than a semantic conflict (set overflow): unresolved
+  failed,     ///< a final failure other than a semantic conflict (set overflow): unresolved
+  retry       ///< one attempt (TX_ATTEMPT) aborted on a concurrent conflict: run it again
 };
 
-/// The outcome of the transaction `tx` has just ended (after TX_END).
+/// The outcome of the attempt or transaction `tx` has just ended (after
+/// TX_ATTEMPT_END or TX_END; the latter never gives retry).
 template <class Tx>
 STM_HD inline tx_outcome outcome_of(const Tx& tx) {
   if (tx.committed()) return tx_outcome::committed;
-  return tx.status() == tx_status::semantic ? tx_outcome::semantic : tx_outcome::failed;
+  if (tx.status() == tx_status::semantic) return tx_outcome::semantic;
+  return tx.retryable() ? tx_outcome::retry : tx_outcome::failed;
 }
 
 /// How drain() treats semantic conflicts.
@@ -145,11 +156,13 @@ struct txtable_ref {
   /// Position of thread t's j-th transaction (blocks are interleaved).
   STM_HD std::uint64_t index(std::uint32_t t, std::uint32_t j) const { return txtable_index(t, j, threads); }
 
-  /// Algorithm 3 for thread tid: run(entry) -> tx_outcome for every
-  /// unfinished entry of its block until none is pending. See the file comment.
-  template <class Run>
-  STM_HD void drain(std::uint32_t tid, Run&& run, const txtable_policy& p) const {
-    detail::drain_block(entries, state, tid, threads, per_thread, run, p);
+  /// Algorithm 3 for the thread of descriptor tx (tx.thread_id() is the
+  /// block): run(entry) runs the entry's body on tx, for every unfinished entry
+  /// of the block until none is pending; the outcome is read from tx. Entry
+  /// must be default-constructible. See the file comment.
+  template <class Tx, class Run>
+  STM_HD void drain(Tx& tx, Run&& run, const txtable_policy& p) const {
+    detail::drain_block(entries, state, threads, per_thread, tx, run, p);
   }
 };
 

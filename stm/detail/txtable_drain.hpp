@@ -15,61 +15,143 @@
 namespace stm::detail {
 
 // Entry j of thread tid is at txtable_index(tid, j, threads) (interleaved blocks).
-// The entry and state word after the current one are loaded before the current
-// transaction runs: they come from DRAM on a large table, and the load is then
-// in flight during the transaction instead of in front of the next one.
-template <class Entry, class Run>
-STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t tid, std::uint32_t threads,
-                        std::uint32_t count, Run& run, const txtable_policy& p) {
+//
+// One flat loop, one step per iteration: take the next pending entry (the
+// entry and state word after it are loaded then, so that they are in flight
+// during the transaction instead of in front of the next one), or run one
+// attempt of the current entry, or wait. Nothing inside an iteration loops
+// until a transaction commits, so the lanes of a warp meet again at the top
+// of every iteration: a lane whose transaction committed starts its next one
+// while another lane is still pausing before its retry. (With the retry loop
+// inside TX_BEGIN/TX_END, a warp moves on only when its unluckiest lane has
+// committed.)
+//
+// Pauses are deadlines on the lane's clock (platform::ticks): a pausing lane
+// skips its turn while other lanes attempt, and the warp sleeps only when
+// every lane still draining is pausing, until the first deadline. `live`
+// holds the lanes still draining; every lane of it takes part in the ballot
+// and the minimum at the top of the loop. On the CPU a warp is one thread,
+// which sleeps its pauses at once.
+template <class Entry, class Tx, class Run>
+STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
+                        Tx& tx, Run& run, const txtable_policy& p) {
+  const std::uint32_t tid = tx.thread_id();
   auto at = [=](std::uint32_t j) { return txtable_index(tid, j, threads); };
+  auto state_of = [=](std::uint32_t j) {  // owner-only words: see the file comment
+    return atomic_ref<std::uint32_t>(state[at(j)]).load(memory_order_relaxed);
+  };
+
   std::uint32_t start = 0;  // entries before `start` are all finished (Algorithm 3, line 14)
+  std::uint32_t j = 0;      // the pass's position; the current entry when `have`
   std::uint32_t idle = 0;   // consecutive passes that committed nothing
-  while (start < count) {
-    bool any_pending = false, progress = false;
-    // Owner-only words: see the file comment.
-    std::uint32_t next_state = atomic_ref<std::uint32_t>(state[at(start)]).load(memory_order_relaxed);
-    Entry next = entries[at(start)];
-    for (std::uint32_t j = start; j < count; ++j) {
-      const std::uint32_t s = next_state;
-      const Entry e = next;
-      if (j + 1 < count) {
-        next_state = atomic_ref<std::uint32_t>(state[at(j + 1)]).load(memory_order_relaxed);
-        next = entries[at(j + 1)];
-      }
-      if (txstate::status(s) == txstate::pending) {
-        std::uint32_t conflicts = txstate::conflicts(s);
-        tx_outcome r = run(e);
-        // A manager without postponement retries a semantic conflict at once.
-        while (r == tx_outcome::semantic && conflicts < p.semantic_retries) {
-          ++conflicts;
-          r = run(e);
+  bool any_pending = false, progress = false, have = false;
+  Entry e{};
+  std::uint32_t conflicts = 0;  // semantic conflicts of the current entry so far
+  Entry next_e = entries[at(0)];
+  std::uint32_t next_s = state_of(0), next_j = 0;  // prefetched entry next_j
+  std::uint64_t wait_until = 0;  // no step before this tick
+  std::uint32_t wait_ticks = 0;  // length of the current pause (bounds a clock that jumped)
+
+  auto pause = [&](std::uint32_t ns) {
+#if STM_ON_DEVICE
+    wait_ticks = ns * platform::ticks_per_ns();
+    wait_until = platform::ticks() + wait_ticks;
+#else
+    platform::backoff_ns(ns);
+#endif
+  };
+
+  std::uint32_t live = platform::active_mask();
+  for (;;) {
+    bool done = false;
+    if (!have) {
+      // Next pending entry of the pass; a finished pass starts the next one.
+      for (;;) {
+        if (j == count) {
+          if (start >= count) {
+            done = true;
+            break;
+          }
+          if (any_pending && !progress) {
+            // Only postponed entries are left and none resolved: give other
+            // threads time to commit what they need (deposits) first.
+            const std::uint32_t shift = idle < 10 ? idle : 10;
+            std::uint32_t ns = 32u << shift;
+            pause(ns < p.idle_backoff_max_ns ? ns : p.idle_backoff_max_ns);
+            ++idle;
+          } else {
+            idle = 0;
+          }
+          j = start;
+          next_j = count;  // the prefetched state word may have changed since (we wrote it)
+          any_pending = progress = false;
+          break;  // the pass starts after the pause
         }
-        std::uint32_t w;
-        if (r == tx_outcome::committed) {
-          w = txstate::make(txstate::committed, conflicts);
-          progress = true;
-        } else if (r == tx_outcome::semantic && p.semantic_retries == 0 && conflicts + 1 < p.max_postpones &&
-                   conflicts + 1 < txstate::max_conflicts) {
-          w = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass
-          any_pending = true;
+        std::uint32_t s;
+        if (next_j == j) {
+          s = next_s;
+          e = next_e;
         } else {
-          w = txstate::make(txstate::unresolved, r == tx_outcome::semantic ? conflicts + 1 : conflicts);
+          s = state_of(j);
+          e = entries[at(j)];
         }
-        atomic_ref<std::uint32_t>(state[at(j)]).store(w, memory_order_relaxed);
+        if (txstate::status(s) == txstate::pending) {
+          if (j + 1 < count) {
+            next_j = j + 1;
+            next_s = state_of(j + 1);
+            next_e = entries[at(j + 1)];
+          }
+          conflicts = txstate::conflicts(s);
+          have = true;
+          tx.begin();
+          break;
+        }
+        if (!any_pending) start = j + 1;
+        ++j;
       }
-      if (!any_pending) start = j + 1;
     }
-    if (any_pending && !progress) {
-      // Only postponed entries are left and none resolved: give other threads
-      // time to commit what they need (deposits) before the next pass.
-      const std::uint32_t shift = idle < 10 ? idle : 10;
-      std::uint32_t ns = 32u << shift;
-      if (ns > p.idle_backoff_max_ns) ns = p.idle_backoff_max_ns;
-      platform::backoff_ns(ns);
-      ++idle;
+    live = platform::ballot(live, !done);
+    if (done) break;
+
+    std::uint32_t left = 0;  // ticks this lane still pauses
+    if (wait_until != 0) {
+      const std::uint64_t now = platform::ticks();
+      if (now < wait_until && wait_until - now <= wait_ticks) left = static_cast<std::uint32_t>(wait_until - now);
+      else wait_until = 0;
+    }
+    const std::uint32_t first = platform::reduce_min(live, left);
+    if (first != 0) {  // every lane pauses: sleep until the first deadline
+      platform::backoff_ns(first / platform::ticks_per_ns());
+      continue;
+    }
+    if (left != 0 || !have) continue;  // pausing while other lanes attempt, or a new pass after its pause
+
+    run(e);  // one attempt (TX_ATTEMPT), or until a final outcome (TX_BEGIN/TX_END)
+    tx_outcome r = outcome_of(tx);
+    if (r == tx_outcome::retry) {  // a concurrent conflict: the same entry again, after the manager's pause
+      pause(tx.pause_ns());
+      continue;
+    }
+    if (r == tx_outcome::semantic && conflicts < p.semantic_retries) {
+      ++conflicts;  // a manager without postponement retries a semantic conflict at once
+      tx.begin();
+      continue;
+    }
+    std::uint32_t w;
+    if (r == tx_outcome::committed) {
+      w = txstate::make(txstate::committed, conflicts);
+      progress = true;
+    } else if (r == tx_outcome::semantic && p.semantic_retries == 0 && conflicts + 1 < p.max_postpones &&
+               conflicts + 1 < txstate::max_conflicts) {
+      w = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass
+      any_pending = true;
     } else {
-      idle = 0;
+      w = txstate::make(txstate::unresolved, r == tx_outcome::semantic ? conflicts + 1 : conflicts);
     }
+    atomic_ref<std::uint32_t>(state[at(j)]).store(w, memory_order_relaxed);
+    if (!any_pending) start = j + 1;
+    ++j;
+    have = false;
   }
 }
 

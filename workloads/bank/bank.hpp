@@ -39,9 +39,11 @@
 // free; semantic conflicts counted by the transactions == those the table saw.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "stm/buffer.hpp"
 #include "stm/lock_table.hpp"
@@ -79,6 +81,11 @@ struct outcome {
   std::uint32_t lock_spread = 1;       // words per lock slot used
   long long total = 0, expected = 0;
   std::uint64_t negative = 0;
+  // How long the threads of a launch drained their blocks: the median and the
+  // slowest thread, summed over launches. A launch lasts as long as its
+  // slowest thread; a median far below it means most threads sat idle at the
+  // end (e.g. the lowest priorities of prstm finishing last).
+  double thread_seconds_p50 = 0, thread_seconds_max = 0;
   bool locks_free = false;
   bool verified = false;
   std::string message;
@@ -196,8 +203,10 @@ struct drain_kernel {
   stm::txtable_ref<bank_tx> table;
   stm::txtable_policy policy;
   int* balance;
+  unsigned long long* thread_ns = nullptr;  // optional: each thread's drain time
 
   STM_HD void operator()(std::uint32_t tid) const {
+    const std::uint64_t t0 = stm::platform::global_ns();
     // Commit-time validation (Opaque = false): the body only adds, subtracts and
     // compares, so a value it reads can never make it crash or loop. A stale
     // value can make it declare a semantic conflict that was not one: that
@@ -205,7 +214,7 @@ struct drain_kernel {
     stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, tid, cm);
     int* const bal = balance;
     auto run = [&tx, bal](const bank_tx& e) {
-      TX_BEGIN(tx) {
+      TX_ATTEMPT(tx) {
         switch (e.kind) {
           case deposit: {
             const int b = TX_READ(tx, &bal[e.to]);
@@ -235,11 +244,11 @@ struct drain_kernel {
           }
         }
       }
-      TX_END(tx);
-      return stm::outcome_of(tx);
+      TX_ATTEMPT_END(tx);
     };
-    table.drain(tid, run, policy);
+    table.drain(tx, run, policy);
     stats.add(tx.counters());
+    if (thread_ns != nullptr) thread_ns[tid] = stm::platform::global_ns() - t0;
   }
 };
 
@@ -319,6 +328,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   stm::stats_block stats(where);
   stm::txtable<bank_tx> table(where, c.threads, c.tpt);
   stm::buffer<long long> per_thread(where, 2ull * c.threads);
+  stm::buffer<unsigned long long> thread_ns(where, c.threads);
 
   // Unit probabilities so that R% of the slots are queries and P% of the
   // update slots are in pairs (a pair fills two slots).
@@ -333,7 +343,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
 
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
   generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
-  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data()};
+  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(), thread_ns.data()};
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
@@ -345,6 +355,12 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
     out.queries += static_cast<std::uint64_t>(
         Exec::template sum<long long, long long>(per_thread.data() + c.threads, c.threads));
     out.seconds += Exec::run(c.threads, k);
+    {  // not timed: the spread of the threads' drain times
+      std::vector<unsigned long long> ns = thread_ns.to_vector();
+      std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+      out.thread_seconds_p50 += double(ns[ns.size() / 2]) * 1e-9;
+      out.thread_seconds_max += double(*std::max_element(ns.begin(), ns.end())) * 1e-9;
+    }
     const stm::txtable_audit a = table.template audit<Exec>(money_of{});
     out.table.committed += a.committed;
     out.table.unresolved += a.unresolved;

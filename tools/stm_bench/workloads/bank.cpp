@@ -83,6 +83,7 @@ std::vector<bench::result> run(const bench::options& o) {
   r.num("retries_per_commit",
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));
+  r.num("thread_time_p50", out.thread_seconds_p50).num("thread_time_max", out.thread_seconds_max);
   r.measured(double(out.stats.commits), out.seconds, out.verified,
              std::to_string(out.table.committed_after_conflict) + " transactions postponed then committed, " +
                  std::to_string(out.table.unresolved) + " unresolved; " + out.message);
