@@ -79,6 +79,10 @@ class transaction {
   /// Validate and publish. True when the transaction committed.
   STM_HD bool commit() {
     if (core_.status != tx_status::active) return false;
+    if (core_.saw_locked) {  // Opaque = false: a read met a final lock (stm/detail/tx_core.hpp)
+      core_.fail(abort_cause::read_locked);
+      return false;
+    }
     if (core_.n_writes == 0) {
       if (!core_.validate_read_only()) return false;
     } else {

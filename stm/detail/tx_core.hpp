@@ -36,6 +36,9 @@ namespace stm {
 /// reads). Opaque = false: reads are validated at commit only, and a body may
 /// see values of different moments until then (cheaper for long read sets;
 /// the body must then tolerate arbitrary values without crashing or looping).
+/// Such a read never leaves the body: one that met a final lock is noted and
+/// fails the commit (cause read_locked) before it takes any lock, so the loads
+/// of consecutive reads are in flight together instead of one round trip each.
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true>
 struct tx_config {
   static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
@@ -124,6 +127,7 @@ struct tx_core {
   abort_cause cause = abort_cause::read_locked;
   std::uint32_t attempt = 0;   // attempts of the current transaction so far
   std::uint32_t n_reads = 0, n_writes = 0, n_locks = 0;
+  std::uint32_t saw_locked = 0;  // Opaque = false: a read met a final lock (bit 31 of a lock word)
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
   // compilers cannot always prove unused.
@@ -131,7 +135,7 @@ struct tx_core {
   write_entry writes[Config::max_writes] = {};
   lock_entry locks[Config::max_writes] = {};
 
-  STM_HD void reset_sets() { n_reads = n_writes = n_locks = 0; }
+  STM_HD void reset_sets() { n_reads = n_writes = n_locks = saw_locked = 0; }
 
   /// Small sets are scanned with fully unrolled loops, so that the loads of
   /// independent entries are in flight together, and every index into the
@@ -220,8 +224,8 @@ struct tx_core {
     const auto lw = table.word(li);
     std::uint32_t w1;
     std::uint64_t bits;
-    for (std::uint32_t polls = 0;; ++polls) {
-      if constexpr (Config::opaque) {
+    if constexpr (Config::opaque) {
+      for (std::uint32_t polls = 0;; ++polls) {
         w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
         bits = load_word(addr, sizeof(T));
         platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
@@ -229,18 +233,27 @@ struct tx_core {
         if (!lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
             lock_word::version(w1) == lock_word::version(w2))
           break;
-      } else {
-        // Validated at commit by version AND value, so a torn (value, version)
-        // pair is caught there: the two loads need no order and go out together.
-        w1 = lw.load(memory_order_relaxed);
-        bits = load_word(addr, sizeof(T));
-        if (!lock_word::is_locked(w1)) break;
+        if (!cm.wait_on_locked(polls)) {
+          fail(abort_cause::read_locked);
+          return T{};
+        }
+        platform::backoff_ns(64);
       }
-      if (!cm.wait_on_locked(polls)) {
-        fail(abort_cause::read_locked);
-        return T{};
+    } else {
+      // Validated at commit by version AND value, so a torn (value, version)
+      // pair is caught there: the two loads need no order and go out together.
+      // Nothing here waits for them unless the manager polls final locks
+      // (--cm-wait): a final lock seen is only noted, and commit() fails it.
+      w1 = lw.load(memory_order_relaxed);
+      bits = load_word(addr, sizeof(T));
+      if (cm.wait_on_locked(0)) {
+        for (std::uint32_t polls = 0; lock_word::is_locked(w1) && cm.wait_on_locked(polls); ++polls) {
+          platform::backoff_ns(64);
+          w1 = lw.load(memory_order_relaxed);
+          bits = load_word(addr, sizeof(T));
+        }
       }
-      platform::backoff_ns(64);
+      saw_locked |= w1 & lock_word::lock_bit;
     }
     if (n_reads == Config::max_reads) {
       fail(abort_cause::capacity);
