@@ -35,10 +35,12 @@
 // Optional:
 //
 //   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
-//       How long on_abort would wait, without waiting. A driver that runs
-//       one attempt at a time (stm/txtable.hpp) schedules the pause itself,
-//       so that the other lanes of the warp go on meanwhile; a manager
-//       without it is waited for in on_abort.
+//       How long on_abort would sleep, without sleeping (it may wait for an
+//       event first: cmp/delay.hpp polls a lock word, bounded). A driver that
+//       runs one attempt at a time (stm/txtable.hpp) schedules the pause
+//       itself, so that the other lanes of the warp go on meanwhile and each
+//       lane retries at its own time; a manager without it is waited for in
+//       on_abort (see transaction::pause_ns in stm/tx.hpp).
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).

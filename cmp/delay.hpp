@@ -45,7 +45,14 @@ struct delay : manager_base {
   std::uint32_t* contended = nullptr;
   std::uint32_t seen = 0;
 
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
+  /// Polls the contended lock word (bounded, see above), then returns the
+  /// back-off of `backoff` for the caller to sleep: the transaction table's
+  /// driver (stm/txtable.hpp) sleeps it per lane, so the lanes of a warp that
+  /// polled together do not retry together. The waiters of one lock all see
+  /// it change at once, and retrying together only makes them collide again
+  /// (an H100 run that skipped the back-off for the first 8 aborts left
+  /// 142,602 of 270,336 threads uncommitted after 30 s over 64 accounts).
+  STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
     if (contended != nullptr) {
       const atomic_ref<std::uint32_t> word(*contended);
       std::uint32_t gap = min_gap_ns;
@@ -58,11 +65,10 @@ struct delay : manager_base {
         if (gap < max_gap_ns) gap *= 2;
       }
     }
-    // Then the randomized back-off of `backoff`: the waiters of one lock all
-    // see it change at once, and retrying together only makes them collide
-    // again (an H100 run that skipped it for the first 8 aborts left 142,602
-    // of 270,336 threads uncommitted after 30 s over 64 accounts).
-    with_tuning<backoff>(tune).on_abort(tid, attempt, cause);
+    return with_tuning<backoff>(tune).pause_ns(tid, attempt, cause);
+  }
+  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
+    platform::backoff_ns(pause_ns(tid, attempt, cause));
   }
 
   STM_HD void on_start() { contended = nullptr; }
