@@ -66,8 +66,12 @@ struct prstm : manager_base {
   // takes the bank at 4,096 accounts and full occupancy from 32 to 43 M tx/s,
   // the STM-backed stack and queue 1.7x, and leaves the list within 2%;
   // 16 ms gives the bank 76 M but halves the list, stack and queue, whose
-  // runs last tens of milliseconds. Long, heavily contended kernels should
-  // raise the cap (--cm-backoff 16000000).
+  // runs last tens of milliseconds. Those figures retried inside TX_BEGIN/
+  // TX_END; under the transaction table, which schedules each pause while the
+  // other lanes of the warp go on (stm/txtable.hpp), 1 ms is still the best
+  // cap for the bank at full occupancy over 4,096 accounts (179 M against
+  // 79 M at 16 us, 161 M at 256 us, 163 M at 4 ms and 102 M at 16 ms:
+  // results/bank_driver_variants.jsonl).
   static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     tuning t = tune;

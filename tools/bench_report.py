@@ -96,6 +96,8 @@ PIVOTS = {
     "bank_layout_ab": (("variant", "cm"), ("accounts", "threads")),
     "bank_registers_ab": (("variant", "cm"), ("accounts", "threads")),
     "bank_prstm_backoff": (("cm", "cm_backoff"), ("accounts", "threads")),
+    "bank_driver_ab": (("cm", "variant"), ("accounts", "threads")),
+    "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 
@@ -123,15 +125,22 @@ def contender(r, fields):
 def pivot(rows, who_fields, key_fields):
     keys = [k for k in key_fields if any(k in r for r in rows)]
     cols, points, cell = [], [], {}
+    seen = {f: [] for f in who_fields}  # each contender field's values, in order of appearance
+    rank = {}
     for r in rows:
         c = contender(r, who_fields)
         p = tuple(r.get(k, "") for k in keys)
+        for f in who_fields:
+            if r.get(f) not in seen[f]:
+                seen[f].append(r.get(f))
         if c not in cols:
             cols.append(c)
+            rank[c] = tuple(seen[f].index(r.get(f)) for f in who_fields)
         if p not in points:
             points.append(p)
         ab = f" ({100 * r['abort_rate']:.0f}% ab.)" if "abort_rate" in r else ""
         cell[(p, c)] = si(r.get("throughput", 0)) + ab + ("" if r.get("verified") else " **NOT VERIFIED**")
+    cols.sort(key=lambda c: rank[c])  # grouped by the first field, then the next
     out = ["| " + " | ".join(keys + cols) + " |", "|" + " --- |" * (len(keys) + len(cols))]
     for p in points:
         out.append("| " + " | ".join([str(x) for x in p] + [cell.get((p, c), "") for c in cols]) + " |")

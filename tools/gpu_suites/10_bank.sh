@@ -13,12 +13,14 @@ for acc in 2621440 4096; do
       || echo "FAILED: bank accounts=$acc threads=$thr" >&2
   done
 done
-# prstm with a longer pause cap than its default (1 ms), beside it in the same
-# run: the tuning for long, heavily contended kernels (README, contention managers).
+# The other managers beside prstm at 4,096 accounts, in the same run (the
+# contention-manager suite, 40_cmp.sh, sweeps them all).
 for thr in 6720 full; do
   tpt=64; [ "$thr" = 6720 ] && tpt=1000
-  "$BENCH" --workload bank --backend gpu --accounts 4096 --threads $thr --tpt $tpt --seconds $secs \
-    --semantic 0 --read-only 0 --hash 1 --cm-backoff 16000000 \
-    --repeat $rep --warmup 1 --format json --out "$RESULTS/bank.jsonl" -q \
-    || echo "FAILED: bank accounts=4096 threads=$thr cm-backoff=16000000" >&2
+  for cm in backoff gpustm; do
+    "$BENCH" --workload bank --backend gpu --cm $cm --accounts 4096 --threads $thr --tpt $tpt --seconds $secs \
+      --semantic 0 --read-only 0 --hash 1 \
+      --repeat $rep --warmup 1 --format json --out "$RESULTS/bank.jsonl" -q \
+      || echo "FAILED: bank accounts=4096 threads=$thr cm=$cm" >&2
+  done
 done

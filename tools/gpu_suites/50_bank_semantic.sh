@@ -37,8 +37,3 @@ for acc in 2621440 4096; do
     --repeat $rep --warmup 1 -q --format json --out "$RESULTS/bank_semantic.jsonl" >/dev/null \
     || echo "FAILED: bank_semantic target accounts=$acc" >&2
 done
-# The 4,096-account target once more with prstm's pause capped at 16 ms
-# instead of its 1 ms default (the tuning for long, heavily contended runs).
-"$BENCH" --workload bank --backend gpu --accounts 4096 --threads full --tpt $tpt --semantic 0 --hash 1 \
-  --cm-backoff 16000000 --repeat $rep --warmup 1 -q --format json --out "$RESULTS/bank_semantic.jsonl" >/dev/null \
-  || echo "FAILED: bank_semantic target accounts=4096 cm-backoff=16000000" >&2
