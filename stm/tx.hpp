@@ -121,17 +121,20 @@ class transaction {
   /// pause before the next one, in ns, for a caller that schedules the pause
   /// itself (stm/txtable.hpp keeps the other lanes of the warp going
   /// meanwhile). A manager that does not say (no pause_ns) waits here, in
-  /// on_abort; then a short randomized stagger is returned (below 1 us): the
-  /// lanes of a warp that waited in on_abort together leave it together, and
-  /// two transactions that each pre-locked what the other needs would collide
-  /// again on every retry, in lockstep, whatever their waits (on an H100, one
-  /// warp of no-steal transfers over 64 accounts never finished without it).
+  /// on_abort, and then a randomized stagger is returned, doubling from 32 ns
+  /// per consecutive abort up to 1 ms: the lanes of a warp that waited in
+  /// on_abort together leave it together, and two transactions that each
+  /// pre-locked what the other needs would collide again on every retry, in
+  /// lockstep, whatever their waits (on an H100, one warp of no-steal
+  /// transfers over 64 accounts never finished without it). The stagger must
+  /// outgrow one pass of the driver's loop, which is slow under
+  /// compute-sanitizer: a fixed 1 us cap still livelocked there.
   STM_HD std::uint32_t pause_ns() const {
     if constexpr (detail::has_pause_ns<CM>::value) {
       return cm_.pause_ns(core_.tid, core_.attempt, core_.cause);
     } else {
       cm_.on_abort(core_.tid, core_.attempt, core_.cause);
-      const std::uint32_t shift = core_.attempt < 5 ? core_.attempt : 5;
+      const std::uint32_t shift = core_.attempt < 15 ? core_.attempt : 15;
       return cm::tuning::jitter(core_.tid, core_.attempt) % (32u << shift);
     }
   }
