@@ -10,7 +10,9 @@
 //   STM_HD bool wait_on_locked(std::uint32_t polls) const;
 //       A read or write found its location final-locked (the owner is writing
 //       back and will release without waiting for anyone). Return true to poll
-//       again (the core backs off between polls), false to abort the attempt.
+//       again (the core backs off between polls), false to abort the attempt
+//       (a read of tx_config Opaque = false polls only if this is true for
+//       polls = 0; otherwise it notes the lock, and the commit fails).
 //
 //   template <class Core> STM_HD void on_read(Core& tx, std::uint32_t i);
 //   template <class Core> STM_HD void on_write(Core& tx, std::uint32_t k);
@@ -40,7 +42,9 @@
 //       runs one attempt at a time (stm/txtable.hpp) schedules the pause
 //       itself, so that the other lanes of the warp go on meanwhile and each
 //       lane retries at its own time; a manager without it is waited for in
-//       on_abort (see transaction::pause_ns in stm/tx.hpp).
+//       on_abort, and the driver adds a randomized stagger that doubles per
+//       consecutive abort up to ~1 ms (see transaction::pause_ns in
+//       stm/tx.hpp). A const member function: a non-const one is not found.
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).

@@ -26,7 +26,7 @@
 // waits on a pre-lock, so lock-step warps cannot deadlock.
 //
 // Differences from the paper: an aborted attempt pauses a randomized,
-// exponentially growing time before it retries (see on_abort). Two runtime
+// exponentially growing time before it retries (see pause_ns). Two runtime
 // knobs (cm::tuning): an access that finds a final lock may poll it a few
 // times (its owner only writes back and releases; off by default), and the
 // cap of the pause (--cm-backoff).

@@ -88,6 +88,15 @@ STM_HD inline void backoff_ns(std::uint32_t ns) {
 #endif
 }
 
+#if !STM_ON_DEVICE
+/// Nanoseconds of the steady clock (the CPU's clock for both uses below).
+inline std::uint64_t steady_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+#endif
+
 /// A lane's clock for scheduling pauses: SM cycles on the GPU (clock64; a
 /// warp stays on its SM, and pauses need no cross-SM agreement), nanoseconds
 /// of the steady clock on the CPU.
@@ -95,9 +104,7 @@ STM_HD inline std::uint64_t ticks() {
 #if STM_ON_DEVICE
   return static_cast<std::uint64_t>(clock64());
 #else
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return steady_ns();
 #endif
 }
 
@@ -110,9 +117,7 @@ STM_HD inline std::uint64_t global_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 #else
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return steady_ns();
 #endif
 }
 

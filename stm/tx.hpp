@@ -12,7 +12,9 @@
 //  - Reads are invisible and, with tx_config's Opaque = true (the default),
 //    every value a body sees belongs to one consistent snapshot (opacity). The
 //    macros leave the body at the first conflict a read or write detects, so a
-//    body never computes with a value that validation would reject.
+//    body never computes with a value that validation would reject. With
+//    Opaque = false a read that meets a final lock only notes it, and the
+//    commit (or a semantic conflict, or an overflow) then fails as read_locked.
 //  - An aborted attempt leaves shared memory untouched (writes are buffered).
 //  - Set overflow aborts with abort_cause::capacity and is never silent; the
 //    macros do not retry it (a retry would overflow again): status() tells.
@@ -73,7 +75,9 @@ class transaction {
   STM_HD void write(T* addr, const T& value) { core_.write(addr, value, cm_); }
 
   /// The body cannot proceed for a reason of the application (e.g. no funds).
-  /// The transaction ends with status semantic and is not retried.
+  /// The transaction ends with status semantic and is not retried; except with
+  /// Opaque = false after a read that met a final lock: the body may have seen
+  /// a torn snapshot, so that is a conflict (read_locked) and is retried.
   STM_HD void semantic_conflict() { core_.fail(abort_cause::semantic); }
 
   /// Validate and publish. True when the transaction committed.

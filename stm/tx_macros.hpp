@@ -20,7 +20,8 @@
 // says whether the abort was a concurrent conflict, and then the next
 // TX_ATTEMPT on the same descriptor is the next attempt of the same
 // transaction (its attempt count goes on; tx.pause_ns() is how long the
-// contention manager wants to wait first). It is for drivers that schedule
+// contention manager wants to wait first); call tx.begin() first to start a
+// different transaction instead. It is for drivers that schedule
 // retries themselves: the transaction table (stm/txtable.hpp) keeps the lanes
 // of a warp running attempts side by side instead of letting every lane wait
 // at the end of TX_END's loop for the lane that retries longest.

@@ -30,7 +30,9 @@
 // the other lanes of the warp running their own transactions meanwhile. A
 // body in TX_BEGIN/TX_END retries in place instead, and the lanes of a warp
 // then wait at the end of its retry loop for the lane that needs the most
-// attempts. (H100, bank over 4,096 accounts: see the README's figures.)
+// attempts. (H100, bank over 4,096 accounts: see the README's figures.) Some
+// lanes of a warp run the functor while others pause, so it must not use
+// warp-collective operations (__syncwarp, shuffles, votes) across lanes.
 //
 // Unresolvable transactions. A transaction that no other transaction will ever
 // help (no deposit ever covers the withdrawal) must not keep its thread forever:
@@ -64,6 +66,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "stm/buffer.hpp"
@@ -72,7 +75,8 @@
 
 namespace stm {
 
-/// What running one table entry came to (returned by the user's run functor).
+/// What running one table entry came to: drain() reads it from the
+/// transaction after the run functor (outcome_of), which returns nothing.
 enum class tx_outcome : std::uint32_t {
   committed,  ///< the transaction committed
   semantic,   ///< the body declared a semantic conflict: postpone it
@@ -162,6 +166,8 @@ struct txtable_ref {
   /// must be default-constructible. See the file comment.
   template <class Tx, class Run>
   STM_HD void drain(Tx& tx, Run&& run, const txtable_policy& p) const {
+    static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
+                  "drain(): the run functor returns nothing; the outcome is read from the transaction");
     detail::drain_block(entries, state, threads, per_thread, tx, run, p);
   }
 };

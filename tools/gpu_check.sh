@@ -104,7 +104,7 @@ if [ "$TESTS" = 1 ]; then
     _ {} "$RESULTS"
   failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
   passed=$(cat "$RESULTS"/test_*.log | grep -c '^\[       OK \]')
-  skipped=$(cat "$RESULTS"/test_*.log | grep -c '^\[  SKIPPED \]')
+  skipped=$(cat "$RESULTS"/test_*.log | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
   nfailed=$(cat "$RESULTS"/test_*.log | grep -c '^\[  FAILED  \] .*(')
   if [ -z "$failed" ]; then
     note "tests: all $(wc -l < "$RESULTS/test_status.txt") programs passed: $passed tests passed, $skipped skipped"

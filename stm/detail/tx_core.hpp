@@ -13,7 +13,10 @@
 //
 //  (R)/(A): if the reader's data load saw a value of the write-back, its
 //  re-load of the lock word sees the final lock (or a later state), so a value
-//  is only ever accepted together with the version it belongs to.
+//  is only ever accepted together with the version it belongs to. With
+//  Opaque = false the loads of a read go out unordered and (R') fences once,
+//  before a read-only commit re-loads the lock words (an update commit's
+//  validation comes after the manager's fence C or under its own pre-locks).
 //  (B)/acquire: a reader that sees the bumped version sees the written values.
 //  The commit protocol's own fence (C, pre-locks before read validation) is in
 //  the contention manager (cmp/prstm.hpp).
@@ -188,6 +191,10 @@ struct tx_core {
 
   STM_HD void fail(abort_cause c) {
     if (status != tx_status::active) return;
+    // Opaque = false: a body that read through a final lock may have decided
+    // on a torn snapshot (no funds, a longer path that overflows a set); that
+    // verdict is not final, the conflict is: the transaction is retried.
+    if (saw_locked != 0) c = abort_cause::read_locked;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
     STM_UNROLL
@@ -327,6 +334,10 @@ struct tx_core {
   /// Read-only commit: every read still current (with opacity, the last read
   /// already proved it; checking again costs little and covers Opaque=false).
   STM_HD bool validate_read_only() {
+    // (R') Opaque = false: the body's loads had no order; pairs with (A) as
+    // (R) does, so a value of a write-back read by the body implies that the
+    // lock word loaded below shows the final lock or the bumped version.
+    if constexpr (!Config::opaque) platform::fence_acquire();
     if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_still_valid(i, true); })) return true;
     fail(abort_cause::validation);
     return false;

@@ -35,6 +35,7 @@ namespace stm::detail {
 template <class Entry, class Tx, class Run>
 STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
                         Tx& tx, Run& run, const txtable_policy& p) {
+  if (count == 0) return;  // nothing to drain (and no entry 0 to prefetch)
   const std::uint32_t tid = tx.thread_id();
   auto at = [=](std::uint32_t j) { return txtable_index(tid, j, threads); };
   auto state_of = [=](std::uint32_t j) {  // owner-only words: see the file comment
