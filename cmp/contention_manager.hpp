@@ -31,20 +31,22 @@
 //       lock entry is in state lock_final, owned by tx.tid. On failure:
 //       tx.release_unpublished(), tx.fail(cause), return false.
 //
-//   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
-//       After a failed attempt, before the body runs again: back off.
-//
-// Optional:
+// and one of these two, which say how to wait after a failed attempt, before
+// the body runs again:
 //
 //   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
-//       How long on_abort would sleep, without sleeping (it may wait for an
-//       event first: cmp/delay.hpp polls a lock word, bounded). A driver that
-//       runs one attempt at a time (stm/txtable.hpp) schedules the pause
-//       itself, so that the other lanes of the warp go on meanwhile and each
-//       lane retries at its own time; a manager without it is waited for in
-//       on_abort, and the driver adds a randomized stagger that doubles per
-//       consecutive abort up to ~1 ms (see transaction::pause_ns in
-//       stm/tx.hpp). A const member function: a non-const one is not found.
+//       How long to pause, in ns, without sleeping it (it may wait for an
+//       event first: cmp/delay.hpp polls a lock word, bounded). TX_END's
+//       retry loop sleeps it; a driver that runs one attempt at a time
+//       (stm/txtable.hpp) schedules it, so that the other lanes of the warp go
+//       on meanwhile and each lane retries at its own time. A const member
+//       function: a non-const one is not found. Every built-in manager has it.
+//
+//   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
+//       Wait here (used only when there is no pause_ns). Under the one-attempt
+//       driver the lanes of a warp leave it together, so the driver adds a
+//       randomized stagger that doubles per consecutive abort up to ~1 ms (see
+//       transaction::pause_ns in stm/tx.hpp).
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).
@@ -73,6 +75,12 @@ struct tuning {
     std::uint32_t span = 32u << shift;
     if (span > backoff_max_ns || span == 0) span = backoff_max_ns;
     return jitter(tid, attempt) % span;
+  }
+  /// The same with `default_max_ns` as the cap when the knob is off (0).
+  STM_HD std::uint32_t backoff_span_ns(std::uint32_t tid, std::uint32_t attempt, std::uint32_t default_max_ns) const {
+    tuning t = *this;
+    if (t.backoff_max_ns == 0) t.backoff_max_ns = default_max_ns;
+    return t.backoff_span_ns(tid, attempt);
   }
   STM_HD void backoff(std::uint32_t tid, std::uint32_t attempt) const {
     platform::backoff_ns(backoff_span_ns(tid, attempt));

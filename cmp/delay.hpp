@@ -67,9 +67,6 @@ struct delay : manager_base {
     }
     return with_tuning<backoff>(tune).pause_ns(tid, attempt, cause);
   }
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
-    platform::backoff_ns(pause_ns(tid, attempt, cause));
-  }
 
   STM_HD void on_start() { contended = nullptr; }
 

@@ -89,7 +89,6 @@ struct basic_gpustm : manager_base {
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     return tune.backoff_span_ns(tid, attempt);
   }
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause) const { tune.backoff(tid, attempt); }
   STM_HD void on_start() { n_log = 0; }
 
   template <class Core>

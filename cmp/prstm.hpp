@@ -74,12 +74,7 @@ struct prstm : manager_base {
   // results/bank_driver_variants.jsonl).
   static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
-    tuning t = tune;
-    if (t.backoff_max_ns == 0) t.backoff_max_ns = default_backoff_ns;
-    return t.backoff_span_ns(tid, attempt);
-  }
-  STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
-    platform::backoff_ns(pause_ns(tid, attempt, cause));
+    return tune.backoff_span_ns(tid, attempt, default_backoff_ns);
   }
 
   template <class Core>

@@ -103,7 +103,8 @@ class transaction {
   /// capacity overflow).
   STM_HD bool retry() {
     if (!retryable()) return false;
-    cm_.on_abort(core_.tid, core_.attempt, core_.cause);
+    if constexpr (detail::has_pause_ns<CM>::value) platform::backoff_ns(pause_ns());
+    else cm_.on_abort(core_.tid, core_.attempt, core_.cause);
     next_attempt();
     return true;
   }
