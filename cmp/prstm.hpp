@@ -4,7 +4,9 @@
 // lower wins):
 //   1. tryPreLock: for each lock of the write set, CAS it to pre-locked(p)
 //      unless its version moved, it is final-locked, or a higher priority
-//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it).
+//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it),
+//      but only once no lock of the write set refuses us (a steal dooms its
+//      victim, which is waste if we then abort on another lock).
 //   (C) seq_cst fence.
 //   2. validate the read set: same version, not final-locked, same value. A
 //      read location pre-locked by a higher priority aborts us; one pre-locked
@@ -26,7 +28,8 @@
 // waits on a pre-lock, so lock-step warps cannot deadlock.
 //
 // Differences from the paper: an aborted attempt pauses a randomized,
-// exponentially growing time before it retries (see pause_ns). Two runtime
+// exponentially growing time before it retries (see pause_ns); step 1 steals
+// only when every lock of the write set can still be had. Two runtime
 // knobs (cm::tuning): an access that finds a final lock may poll it a few
 // times (its owner only writes back and releases; off by default), and the
 // cap of the pause (--cm-backoff).
@@ -101,14 +104,21 @@ struct prstm : manager_base {
 
  private:
 
+  // Step 1 must give up at this word: its version moved since our read, it is
+  // final-locked, or a higher priority pre-locked it.
+  template <class Core>
+  STM_HD static bool refuses(const Core& tx, const detail::lock_entry& e, std::uint32_t cur) {
+    namespace lw = lock_word;
+    return lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid);
+  }
+
   // Step 1 for lock entry e, starting from the observed word `cur`.
   template <class Core>
   STM_HD static bool prelock_one(Core& tx, detail::lock_entry& e, std::uint32_t cur) {
     namespace lw = lock_word;
     const auto word = tx.table.word(e.lock);
     for (;;) {
-      if (lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid))
-        return false;
+      if (refuses(tx, e, cur)) return false;
       if (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid) break;  // already ours
       if (word.compare_exchange_weak(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
         if (lw::is_prelocked(cur)) ++tx.counters.steals;
@@ -119,6 +129,13 @@ struct prstm : manager_base {
     return true;
   }
 
+  // Step 1 in two passes. The first takes every lock that is free at its
+  // version (one CAS each, in flight together for small sets) and steals
+  // nothing. If any lock it missed refuses us, the attempt aborts there: a
+  // steal makes its victim fail step 3, which is waste when we cannot commit
+  // either. Only then does the second pass steal the lower-priority pre-locks
+  // (a word may still change in between, so a steal followed by a refusal
+  // remains possible, but only in that race).
   template <class Core>
   STM_HD static bool prelock_all(Core& tx) {
     namespace lw = lock_word;
@@ -126,6 +143,7 @@ struct prstm : manager_base {
       constexpr std::uint32_t W = Core::config::max_writes;
       std::uint32_t seen[W] = {};
       std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
+      bool refused = false;
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)  // the common case: every lock free at its version
         if (k < tx.n_locks) {
@@ -137,6 +155,10 @@ struct prstm : manager_base {
           else
             failed |= 1u << k;
         }
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (failed >> k & 1u) refused |= refuses(tx, tx.locks[k], seen[k]);
+      if (refused) return false;
       // The careful loop once, not per entry (register pressure): the entry
       // travels by value through constant-index get/put.
       STM_NO_UNROLL
@@ -147,9 +169,23 @@ struct prstm : manager_base {
           Core::put(tx.locks, k, e);
         }
     } else {
-      for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-        if (!prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
+      bool missed = false;
+      for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
+        auto& e = tx.locks[k];
+        std::uint32_t seen = lw::make_unlocked(e.version);
+        if (tx.table.word(e.lock).compare_exchange_strong(seen, lw::make_prelocked(e.version, tx.tid),
+                                                          memory_order_relaxed))
+          e.state = detail::lock_pre;
+        else if (refuses(tx, e, seen))
           return false;
+        else
+          missed = true;
+      }
+      if (missed)
+        for (std::uint32_t k = 0; k < tx.n_locks; ++k)
+          if (tx.locks[k].state != detail::lock_pre &&
+              !prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
+            return false;
     }
     return true;
   }
