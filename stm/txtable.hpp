@@ -111,6 +111,13 @@ struct semantic_retries_of<CM, std::void_t<decltype(CM::semantic_retries)>> {
 };
 }  // namespace detail
 
+/// Where one thread's drain() time went, as drain() returns it (diagnosis:
+/// how long an attempt takes against how long the thread pauses).
+struct txtable_drain_times {
+  std::uint64_t attempt_ticks = 0;  ///< inside the run functor, in platform::ticks (SM cycles on the GPU, ns on the CPU)
+  std::uint64_t pause_ns = 0;       ///< pauses asked for: the manager's after aborts, and idle passes' back-off
+};
+
 /// Retries a manager gives a semantic conflict (0: postpone, PR-STM's rule).
 template <class CM>
 inline constexpr std::uint32_t semantic_retries_v = detail::semantic_retries_of<CM>::value;
@@ -163,12 +170,13 @@ struct txtable_ref {
   /// Algorithm 3 for the thread of descriptor tx (tx.thread_id() is the
   /// block): run(entry) runs the entry's body on tx, for every unfinished entry
   /// of the block until none is pending; the outcome is read from tx. Entry
-  /// must be default-constructible. See the file comment.
+  /// must be default-constructible. See the file comment. Returns where the
+  /// thread's time went (ignore it unless diagnosing).
   template <class Tx, class Run>
-  STM_HD void drain(Tx& tx, Run&& run, const txtable_policy& p) const {
+  STM_HD txtable_drain_times drain(Tx& tx, Run&& run, const txtable_policy& p) const {
     static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
                   "drain(): the run functor returns nothing; the outcome is read from the transaction");
-    detail::drain_block(entries, state, threads, per_thread, tx, run, p);
+    return detail::drain_block(entries, state, threads, per_thread, tx, run, p);
   }
 };
 

@@ -53,7 +53,7 @@ for line in open(sys.argv[2]):
           python3 -c 'import json,sys
 d=json.loads(open(sys.argv[1]).readline())
 tail = d["thread_time_p50"] / d["thread_time_max"] if d.get("thread_time_max") else 0
-print("%12s %8s %8s %7s: %10.1f M tx/s, abort rate %.3f, thread time p50/max %.2f, verified %s" % (sys.argv[2], d["cm"], d["accounts"], d["threads"], d["throughput"]/1e6, d["abort_rate"], tail, d["verified"]))' "$tmp" "${labels[$i]}"
+print("%12s %8s %8s %7s: %10.1f M tx/s, abort rate %.3f, thread time p50/max %.2f, attempt %.2f us, time in attempts %.0f%%, paused %.0f%%, verified %s" % (sys.argv[2], d["cm"], d["accounts"], d["threads"], d["throughput"]/1e6, d["abort_rate"], tail, d.get("attempt_time_mean_us", 0), 100 * d.get("time_in_attempts", 0), 100 * d.get("time_paused", 0), d["verified"]))' "$tmp" "${labels[$i]}"
         else
           echo "FAILED: ${labels[$i]} cm=$cm accounts=$acc threads=$thr" >&2
         fi

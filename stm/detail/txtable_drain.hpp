@@ -32,10 +32,15 @@ namespace stm::detail {
 // holds the lanes still draining; every lane of it takes part in the ballot
 // and the minimum at the top of the loop. On the CPU a warp is one thread,
 // which sleeps its pauses at once.
+//
+// The lane's time is accounted as it goes (two clock reads per attempt): the
+// ticks spent in attempts and the pauses asked for. What is left of its drain
+// time went to waiting for the other lanes' attempts and to the loop itself.
 template <class Entry, class Tx, class Run>
-STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
+STM_HD txtable_drain_times drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
                         Tx& tx, Run& run, const txtable_policy& p) {
-  if (count == 0) return;  // nothing to drain (and no entry 0 to prefetch)
+  txtable_drain_times times;
+  if (count == 0) return times;  // nothing to drain (and no entry 0 to prefetch)
   const std::uint32_t tid = tx.thread_id();
   auto at = [=](std::uint32_t j) { return txtable_index(tid, j, threads); };
   auto state_of = [=](std::uint32_t j) {  // owner-only words: see the file comment
@@ -54,6 +59,7 @@ STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_
   std::uint32_t wait_ticks = 0;  // length of the current pause (bounds a clock that jumped)
 
   auto pause = [&](std::uint32_t ns) {
+    times.pause_ns += ns;
 #if STM_ON_DEVICE
     wait_ticks = ns * platform::ticks_per_ns();
     wait_until = platform::ticks() + wait_ticks;
@@ -127,7 +133,9 @@ STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_
     }
     if (left != 0 || !have) continue;  // pausing while other lanes attempt, or a new pass after its pause
 
+    const std::uint64_t t0 = platform::ticks();
     run(e);  // one attempt (TX_ATTEMPT), or until a final outcome (TX_BEGIN/TX_END)
+    times.attempt_ticks += platform::ticks() - t0;
     tx_outcome r = outcome_of(tx);
     if (r == tx_outcome::retry) {  // a concurrent conflict: the same entry again, after the manager's pause
       pause(tx.pause_ns());
@@ -154,6 +162,7 @@ STM_HD void drain_block(const Entry* entries, std::uint32_t* state, std::uint32_
     ++j;
     have = false;
   }
+  return times;
 }
 
 /// Per-thread partial counts of txtable::audit(): five arrays of `threads`

@@ -85,7 +85,11 @@ struct outcome {
   // slowest thread, summed over launches. A launch lasts as long as its
   // slowest thread; a median far below it means most threads sat idle at the
   // end (e.g. the lowest priorities of prstm finishing last).
-  double thread_seconds_p50 = 0, thread_seconds_max = 0;
+  double thread_seconds_p50 = 0, thread_seconds_max = 0, thread_seconds_mean = 0;
+  // Where the threads' drain time went, all threads and launches together
+  // (stm::txtable_drain_times): in attempts, and in the pauses asked for. The
+  // rest is waiting for the other lanes of the warp and the loop itself.
+  double thread_seconds_total = 0, attempt_seconds = 0, pause_seconds = 0;
   bool locks_free = false;
   bool verified = false;
   std::string message;
@@ -194,6 +198,14 @@ struct count_kernel {
   }
 };
 
+/// One thread's drain of one launch (diagnosis; not part of the timing).
+struct thread_times {
+  unsigned long long ns;             // drain time on the device-wide clock
+  unsigned long long ticks;          // the same span on the lane's clock (stm::platform::ticks)
+  unsigned long long attempt_ticks;  // of which in attempts
+  unsigned long long pause_ns;       // pauses asked for
+};
+
 /// Algorithm 3 over the bank table: one descriptor per thread, counters flushed once.
 template <class CM>
 struct drain_kernel {
@@ -203,10 +215,10 @@ struct drain_kernel {
   stm::txtable_ref<bank_tx> table;
   stm::txtable_policy policy;
   int* balance;
-  unsigned long long* thread_ns = nullptr;  // optional: each thread's drain time
+  thread_times* times = nullptr;  // optional: where each thread's drain time went
 
   STM_HD void operator()(std::uint32_t tid) const {
-    const std::uint64_t t0 = stm::platform::global_ns();
+    const std::uint64_t t0 = stm::platform::global_ns(), k0 = stm::platform::ticks();
     // Commit-time validation (Opaque = false): the body only adds, subtracts and
     // compares, so a value it reads can never make it crash or loop. A stale
     // value can make it declare a semantic conflict that was not one: that
@@ -246,9 +258,10 @@ struct drain_kernel {
       }
       TX_ATTEMPT_END(tx);
     };
-    table.drain(tx, run, policy);
+    const stm::txtable_drain_times d = table.drain(tx, run, policy);
     stats.add(tx.counters());
-    if (thread_ns != nullptr) thread_ns[tid] = stm::platform::global_ns() - t0;
+    if (times != nullptr)
+      times[tid] = thread_times{stm::platform::global_ns() - t0, stm::platform::ticks() - k0, d.attempt_ticks, d.pause_ns};
   }
 };
 
@@ -328,7 +341,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   stm::stats_block stats(where);
   stm::txtable<bank_tx> table(where, c.threads, c.tpt);
   stm::buffer<long long> per_thread(where, 2ull * c.threads);
-  stm::buffer<unsigned long long> thread_ns(where, c.threads);
+  stm::buffer<thread_times> times(where, c.threads);
 
   // Unit probabilities so that R% of the slots are queries and P% of the
   // update slots are in pairs (a pair fills two slots).
@@ -343,7 +356,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
 
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
   generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
-  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(), thread_ns.data()};
+  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(), times.data()};
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
@@ -355,11 +368,24 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
     out.queries += static_cast<std::uint64_t>(
         Exec::template sum<long long, long long>(per_thread.data() + c.threads, c.threads));
     out.seconds += Exec::run(c.threads, k);
-    {  // not timed: the spread of the threads' drain times
-      std::vector<unsigned long long> ns = thread_ns.to_vector();
+    {  // not timed: the spread of the threads' drain times, and where they went
+      const std::vector<thread_times> tt = times.to_vector();
+      std::vector<unsigned long long> ns(tt.size());
+      double total = 0, attempts = 0, pauses = 0;
+      for (std::size_t i = 0; i < tt.size(); ++i) {
+        ns[i] = tt[i].ns;
+        total += double(tt[i].ns);
+        // Ticks to ns by the thread's own ratio (the SM clock varies with load).
+        if (tt[i].ticks > 0) attempts += double(tt[i].attempt_ticks) * double(tt[i].ns) / double(tt[i].ticks);
+        pauses += double(tt[i].pause_ns);
+      }
       std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
       out.thread_seconds_p50 += double(ns[ns.size() / 2]) * 1e-9;
       out.thread_seconds_max += double(*std::max_element(ns.begin(), ns.end())) * 1e-9;
+      out.thread_seconds_mean += total / double(tt.size()) * 1e-9;
+      out.thread_seconds_total += total * 1e-9;
+      out.attempt_seconds += attempts * 1e-9;
+      out.pause_seconds += pauses * 1e-9;
     }
     const stm::txtable_audit a = table.template audit<Exec>(money_of{});
     out.table.committed += a.committed;

@@ -84,6 +84,13 @@ std::vector<bench::result> run(const bench::options& o) {
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));
   r.num("thread_time_p50", out.thread_seconds_p50).num("thread_time_max", out.thread_seconds_max);
+  r.num("thread_time_mean", out.thread_seconds_mean);
+  // Where the drain time went: the share in attempts, the share in pauses the
+  // manager (or an idle pass) asked for, and the mean length of one attempt.
+  const double all = out.thread_seconds_total, attempts = double(out.stats.commits + out.stats.total_aborts());
+  r.num("time_in_attempts", all > 0 ? out.attempt_seconds / all : 0.0);
+  r.num("time_paused", all > 0 ? out.pause_seconds / all : 0.0);
+  r.num("attempt_time_mean_us", attempts > 0 ? out.attempt_seconds / attempts * 1e6 : 0.0);
   r.measured(double(out.stats.commits), out.seconds, out.verified,
              std::to_string(out.table.committed_after_conflict) + " transactions postponed then committed, " +
                  std::to_string(out.table.unresolved) + " unresolved; " + out.message);
