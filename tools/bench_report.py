@@ -98,6 +98,7 @@ PIVOTS = {
     "bank_prstm_backoff": (("cm", "cm_backoff"), ("accounts", "threads")),
     "bank_driver_ab": (("cm", "variant"), ("accounts", "threads")),
     "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
+    "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
 }
 
@@ -112,6 +113,8 @@ def contender(r, fields):
             parts.append("presorted" if v else "unsorted")
         elif f == "elim_slots":
             parts.append(f"(elimination {v} slots/SM" if v else "(no elimination)")
+        elif f == "cm_wait":
+            parts.append(f"(wait {v} polls)" if v else "")
         elif f == "cm_backoff":
             parts.append(f"(back-off cap {v / 1e6:g} ms)" if v else "(default)")
         elif f == "offer_ns":
@@ -119,7 +122,7 @@ def contender(r, fields):
                 parts.append(f"{v} ns)")
         else:
             parts.append(str(v))
-    return " ".join(parts)
+    return " ".join(p for p in parts if p)
 
 
 def pivot(rows, who_fields, key_fields):
