@@ -139,8 +139,7 @@ class transaction {
       return cm_.pause_ns(core_.tid, core_.attempt, core_.cause);
     } else {
       cm_.on_abort(core_.tid, core_.attempt, core_.cause);
-      const std::uint32_t shift = core_.attempt < 15 ? core_.attempt : 15;
-      return cm::tuning::jitter(core_.tid, core_.attempt) % (32u << shift);
+      return cm::tuning{0, 32u << 15}.backoff_span_ns(core_.tid, core_.attempt);  // cap 2^20 ns, ~1 ms
     }
   }
 

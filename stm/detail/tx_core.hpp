@@ -253,12 +253,11 @@ struct tx_core {
       // (--cm-wait): a final lock seen is only noted, and commit() fails it.
       w1 = lw.load(memory_order_relaxed);
       bits = load_word(addr, sizeof(T));
-      if (cm.wait_on_locked(0)) {
-        for (std::uint32_t polls = 0; lock_word::is_locked(w1) && cm.wait_on_locked(polls); ++polls) {
-          platform::backoff_ns(64);
-          w1 = lw.load(memory_order_relaxed);
-          bits = load_word(addr, sizeof(T));
-        }
+      // The manager is asked first, so that without polling nothing waits for w1.
+      for (std::uint32_t polls = 0; cm.wait_on_locked(polls) && lock_word::is_locked(w1); ++polls) {
+        platform::backoff_ns(64);
+        w1 = lw.load(memory_order_relaxed);
+        bits = load_word(addr, sizeof(T));
       }
       saw_locked |= w1 & lock_word::lock_bit;
     }
