@@ -251,13 +251,24 @@ struct tx_core {
       // pair is caught there: the two loads need no order and go out together.
       // Nothing here waits for them unless the manager polls final locks
       // (--cm-wait): a final lock seen is only noted, and commit() fails it.
-      w1 = lw.load(memory_order_relaxed);
-      bits = load_word(addr, sizeof(T));
-      // The manager is asked first, so that without polling nothing waits for w1.
-      for (std::uint32_t polls = 0; cm.wait_on_locked(polls) && lock_word::is_locked(w1); ++polls) {
-        platform::backoff_ns(64);
+      // Two paths on the manager's answer alone (a uniform value). With one
+      // condition `polling && is_locked(w1)` the compilers (nvvm, then ptxas)
+      // fold the two tests into one branch that waits for the lock word, and
+      // the next read's loads go out only after it (H100 SASS of the bank: the
+      // two reads of a transfer took two round trips). The loads are written
+      // in a different order in each path so that they are not hoisted above
+      // the branch (two relaxed loads: their order means nothing).
+      if (!cm.wait_on_locked(0)) {
         w1 = lw.load(memory_order_relaxed);
         bits = load_word(addr, sizeof(T));
+      } else {
+        bits = load_word(addr, sizeof(T));
+        w1 = lw.load(memory_order_relaxed);
+        for (std::uint32_t polls = 0; cm.wait_on_locked(polls) && lock_word::is_locked(w1); ++polls) {
+          platform::backoff_ns(64);
+          w1 = lw.load(memory_order_relaxed);
+          bits = load_word(addr, sizeof(T));
+        }
       }
       saw_locked |= w1 & lock_word::lock_bit;
     }
