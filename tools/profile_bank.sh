@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [stm_bench bank args...]
 #
-# Nsight Compute profile of one launch of the bank's drain kernel (the third,
-# after two warm-up launches): speed of light, memory workload, warp states and
+# Nsight Compute profile of one launch of the bank's drain kernel (the third
+# of a short timed run, which relaunches it): speed of light, memory workload, warp states and
 # per-instruction stall samples. Writes
 #   OUT_DIR/LABEL.ncu-rep      the report (open with ncu-ui or ncu --import)
 #   OUT_DIR/LABEL.details.txt  the sections, as text
 #   OUT_DIR/LABEL.sass.csv     the SASS of the kernel with stall samples per instruction
-# Needs ncu (Nsight Compute) and a GPU. Example, the 4,096-account target point:
+# The stall samples come from a plain replay; the executed-instruction counts
+# of SourceCounters from an instrumented one, slower, where contention is
+# higher (an H100 run showed ~28 attempts per commit there against ~7 in the
+# uninstrumented run): read those counts as ratios within an attempt, not as
+# rates. Needs ncu (Nsight Compute) and a GPU. Example, the 4,096-account target point:
 #   tools/profile_bank.sh prof prstm build/stm_bench --cm prstm --accounts 4096 --threads full --tpt 64
 set -euo pipefail
-out="${1:?usage: tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [args...]}"
-label="${2:?usage: tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [args...]}"
-bench="${3:?usage: tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [args...]}"
+[ $# -ge 3 ] || { echo "usage: tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [args...]" >&2; exit 2; }
+out="$1" label="$2" bench="$3"
 shift 3
 command -v ncu >/dev/null || { echo "profile_bank.sh: ncu (Nsight Compute) is not on PATH" >&2; exit 2; }
 mkdir -p "$out"
