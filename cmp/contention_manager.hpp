@@ -48,6 +48,19 @@
 //       randomized stagger that doubles per consecutive abort up to ~1 ms (see
 //       transaction::pause_ns in stm/tx.hpp).
 //
+// Optional:
+//
+//   static constexpr bool fences_final_locks = true;
+//       acquire() ends with fence (A) of stm/detail/tx_core.hpp (a release
+//       fence after its last final-lock CAS), so the core's publish() skips
+//       it. Without it the core fences.
+//
+//   STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const;
+//       A read of tx_config Opaque = false loaded lock word `word`: true when
+//       the commit of transaction `tid` would fail on it anyway (prstm: a
+//       pre-lock of a higher priority). The read notes it and the commit fails
+//       (cause prelock) before it takes any lock. Without it, never.
+//
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).
 #pragma once

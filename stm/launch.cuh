@@ -77,11 +77,27 @@ double launch_gpu(std::uint32_t n, F f, progress p = progress::any) {
   return double(ms) * 1e-3;
 }
 
+/// How many threads of a launch_gpu of n threads of F the device keeps
+/// resident at once (at most n; the rest run in later waves of blocks).
+template <class F>
+std::uint32_t resident_gpu(std::uint32_t n) {
+  if (n == 0) return 0;
+  const std::uint32_t block = gpu_block_for(n);
+  int blocks_per_sm = 0;
+  STM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, detail::for_each_thread_kernel<F>,
+                                                               static_cast<int>(block), 0));
+  const std::uint64_t resident = std::uint64_t(blocks_per_sm) * sm_count(backend::gpu) * block;
+  return resident < n ? static_cast<std::uint32_t>(resident) : n;
+}
+
 /// Execution policy of the GPU backend (see cpu_exec in stm/launch.hpp).
 struct gpu_exec {
   static constexpr backend where = backend::gpu;
   template <class F>
   static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_gpu(n, f, p); }
+  /// Threads of a run(n, F) resident at once (see resident_gpu).
+  template <class F>
+  static std::uint32_t resident(std::uint32_t n) { return resident_gpu<F>(n); }
   template <class T, class Acc = T>
   static Acc sum(const T* data, std::size_t n) {
     return thrust::transform_reduce(thrust::device, data, data + n, detail::widen<T, Acc>{}, Acc{},

@@ -88,6 +88,10 @@ struct cpu_exec {
   /// Run f(tid) for tid in [0, n); returns seconds.
   template <class F>
   static double run(std::uint32_t n, F f, progress p = progress::any) { return launch_cpu(n, f, p); }
+  /// Threads of a run(n, F) that run at once, as far as code written over an
+  /// execution policy should plan for: all n (the pool interleaves them).
+  template <class F>
+  static std::uint32_t resident(std::uint32_t n) { return n; }
   /// Sum of n elements of a buffer of this backend, accumulated in Acc.
   template <class T, class Acc = T>
   static Acc sum(const T* data, std::size_t n) {

@@ -14,6 +14,9 @@
 
 #include <cstdint>
 #include <cuda/atomic>
+#if defined(__CUDACC__)
+#include <cuda/ptx>
+#endif
 
 #if !defined(__CUDA_ARCH__)
 #include <chrono>
@@ -70,8 +73,43 @@ namespace platform {
 /// Device-scope fences. Callers name the operation each one pairs with.
 STM_HD inline void fence_seq_cst() { cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_device); }
 STM_HD inline void fence_acq_rel() { cuda::atomic_thread_fence(memory_order_acq_rel, cuda::thread_scope_device); }
-STM_HD inline void fence_acquire() { cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_device); }
-STM_HD inline void fence_release() { cuda::atomic_thread_fence(memory_order_release, cuda::thread_scope_device); }
+
+// One-way acquire and release fences exist from sm_90 (PTX ISA 8.6), and the
+// C++ fences of those orders map to them (as LLVM's NVPTX back end does);
+// libcu++'s atomic_thread_fence still emits fence.acq_rel for both. On an
+// H100 fence.acquire.gpu is an L1 invalidation (CCTL.IVALL, ~170 cycles)
+// where fence.acq_rel.gpu is a MEMBAR (~830 cycles); fence.release.gpu is the
+// MEMBAR without the invalidation.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__cccl_ptx_isa) && __cccl_ptx_isa >= 860
+#define STM_SPLIT_FENCES 1
+#else
+#define STM_SPLIT_FENCES 0
+#endif
+STM_HD inline void fence_acquire() {
+#if STM_SPLIT_FENCES
+  cuda::ptx::fence(cuda::ptx::sem_acquire, cuda::ptx::scope_gpu);
+#else
+  cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_device);
+#endif
+}
+STM_HD inline void fence_release() {
+#if STM_SPLIT_FENCES
+  cuda::ptx::fence(cuda::ptx::sem_release, cuda::ptx::scope_gpu);
+#else
+  cuda::atomic_thread_fence(memory_order_release, cuda::thread_scope_device);
+#endif
+}
+
+/// Hide v's value from the optimizer here (no instruction is emitted): a
+/// computation on v written after this point cannot be merged with an equal
+/// one before it, nor hoisted above an earlier volatile asm such as a fence.
+STM_HD inline void opaque(std::uint32_t& v) {
+#if STM_ON_DEVICE
+  asm volatile("" : "+r"(v));
+#else
+  (void)v;
+#endif
+}
 
 /// Back off for roughly `ns` nanoseconds: __nanosleep on the GPU (which sleeps
 /// at most about a millisecond per call, so longer waits loop), a yield on the

@@ -44,6 +44,12 @@ struct has_pause_ns : std::false_type {};
 template <class CM>
 struct has_pause_ns<CM, std::void_t<decltype(std::declval<const CM&>().pause_ns(0u, 0u, abort_cause::read_locked))>>
     : std::true_type {};
+/// CM::fences_final_locks: the manager's acquire() ends with fence (A) of
+/// stm/detail/tx_core.hpp, so publish() does not repeat it.
+template <class CM, class = void>
+struct fences_final_locks : std::false_type {};
+template <class CM>
+struct fences_final_locks<CM, std::enable_if_t<CM::fences_final_locks>> : std::true_type {};
 }  // namespace detail
 
 template <class CM = cm::prstm, class Config = tx_config<>>
@@ -83,15 +89,15 @@ class transaction {
   /// Validate and publish. True when the transaction committed.
   STM_HD bool commit() {
     if (core_.status != tx_status::active) return false;
-    if (core_.saw_locked) {  // Opaque = false: a read met a final lock (stm/detail/tx_core.hpp)
-      core_.fail(abort_cause::read_locked);
+    if (core_.read_notes != 0) {  // Opaque = false: a read met a final lock, or a pre-lock we lose to
+      core_.fail((core_.read_notes & lock_word::lock_bit) ? abort_cause::read_locked : abort_cause::prelock);
       return false;
     }
     if (core_.n_writes == 0) {
       if (!core_.validate_read_only()) return false;
     } else {
       if (!cm_.acquire(core_)) return false;
-      core_.publish();
+      core_.template publish<detail::fences_final_locks<CM>::value>();
     }
     core_.status = tx_status::committed;
     ++core_.counters.commits;
@@ -151,6 +157,9 @@ class transaction {
   /// Attempts the last transaction needed before its outcome (0 = first try).
   STM_HD std::uint32_t attempts() const { return core_.attempt; }
   STM_HD std::uint32_t thread_id() const { return core_.tid; }
+  /// Run the next transactions as logical thread `tid` (their priority).
+  /// Only between transactions: this one holds no lock then.
+  STM_HD void set_thread_id(std::uint32_t tid) { core_.tid = tid; }
   STM_HD const tx_counters& counters() const { return core_.counters; }
 
  private:

@@ -116,6 +116,23 @@ struct semantic_retries_of<CM, std::void_t<decltype(CM::semantic_retries)>> {
 struct txtable_drain_times {
   std::uint64_t attempt_ticks = 0;  ///< inside the run functor, in platform::ticks (SM cycles on the GPU, ns on the CPU)
   std::uint64_t pause_ns = 0;       ///< pauses asked for: the manager's after aborts, and idle passes' back-off
+  std::uint64_t ticks = 0;          ///< the whole drain of the block, in platform::ticks
+  std::uint64_t ns = 0;             ///< the same on the device-wide clock (platform::global_ns)
+};
+
+/// Hands the blocks of a table to the lanes of a launch with fewer hardware
+/// threads (`workers`) than the table has blocks (`threads`): worker w drains
+/// block w first, then whichever block is next when it is done (one atomic
+/// increment of *counter, which must be 0 at the launch). Hardware launches
+/// more threads than stay resident in waves of whole thread blocks, and a
+/// thread block holds its place until its slowest thread is done; with one
+/// resident worker per place the places never wait for that. Priorities stay
+/// those of the blocks (transaction::set_thread_id), and every block is
+/// drained exactly once.
+struct txtable_blocks {
+  std::uint32_t* counter = nullptr;  ///< blocks handed out after the first `workers`; null: none (workers == threads)
+  std::uint32_t workers = 0;
+  std::uint32_t threads = 0;
 };
 
 /// Retries a manager gives a semantic conflict (0: postpone, PR-STM's rule).
@@ -176,7 +193,45 @@ struct txtable_ref {
   STM_HD txtable_drain_times drain(Tx& tx, Run&& run, const txtable_policy& p) const {
     static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
                   "drain(): the run functor returns nothing; the outcome is read from the transaction");
-    return detail::drain_block(entries, state, threads, per_thread, tx, run, p);
+    struct one_block {
+      std::uint32_t t, n;
+      bool given = false;
+      txtable_drain_times times{};
+      STM_HD std::uint32_t next() {
+        const std::uint32_t r = given ? n : t;
+        given = true;
+        return r;
+      }
+      STM_HD void finished(std::uint32_t, const txtable_drain_times& d) { times = d; }
+    } b{tx.thread_id(), threads};
+    detail::drain_blocks(entries, state, threads, per_thread, tx, run, p, b);
+    return b.times;
+  }
+
+  /// drain() for worker `w` of a launch of `blocks.workers` threads: block w,
+  /// then the blocks `blocks` hands out, each under its own thread id (the
+  /// descriptor's id changes); on_block(t, times) after block t is done.
+  template <class Tx, class Run, class OnBlock>
+  STM_HD void drain_blocks(Tx& tx, Run&& run, const txtable_policy& p, std::uint32_t w, const txtable_blocks& blocks,
+                           OnBlock&& on_block) const {
+    static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
+                  "drain_blocks(): the run functor returns nothing; the outcome is read from the transaction");
+    struct handed {
+      std::uint32_t first;
+      const txtable_blocks* b;
+      OnBlock* done;
+      bool given = false;
+      STM_HD std::uint32_t next() {
+        if (!given) {
+          given = true;
+          return first;
+        }
+        if (b->counter == nullptr) return ~0u;  // no counter: one block per worker
+        return b->workers + atomic_ref<std::uint32_t>(*b->counter).fetch_add(1u, memory_order_relaxed);
+      }
+      STM_HD void finished(std::uint32_t t, const txtable_drain_times& d) { (*done)(t, d); }
+    } h{w, &blocks, &on_block};
+    detail::drain_blocks(entries, state, threads, per_thread, tx, run, p, h);
   }
 };
 

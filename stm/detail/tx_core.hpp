@@ -8,23 +8,30 @@
 //   -------------                         -------------------
 //   w1 = lock.load(acquire)   <-- pairs -- (B) fence_release; unlock stores
 //   v  = data.load(relaxed)                   ...
-//   (R) fence_acquire         <-- pairs -- (A) fence_acq_rel after final locks,
-//   w2 = lock.load(relaxed)                   before the write-back
+//   (R) fence_acquire         <-- pairs -- (A) fence_release after the final
+//   w2 = lock.load(relaxed)                   locks, before the write-back
 //
 //  (R)/(A): if the reader's data load saw a value of the write-back, its
 //  re-load of the lock word sees the final lock (or a later state), so a value
 //  is only ever accepted together with the version it belongs to. With
 //  Opaque = false the loads of a read go out unordered and (R') fences once,
 //  before a read-only commit re-loads the lock words (an update commit's
-//  validation comes after the manager's fence C or under its own pre-locks).
+//  validation comes after the manager's fence C or its (P), below).
 //  (B)/acquire: a reader that sees the bumped version sees the written values.
+//  (P), in the contention manager: an acquire fence after the pre-lock CASes,
+//  before the values under those locks are checked again; pairs with (B) of
+//  the previous holder, whose unlock store the pre-lock CAS read (or an RMW
+//  of its release sequence), so the check sees what that holder wrote.
 //  The commit protocol's own fence (C, pre-locks before read validation) is in
-//  the contention manager (cmp/prstm.hpp).
+//  the contention manager (cmp/prstm.hpp). A manager may execute (A) itself,
+//  right after its final-lock CASes (prstm does, so that the fence's round
+//  trip overlaps theirs); it then says so with fences_final_locks = true.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
@@ -41,7 +48,9 @@ namespace stm {
 /// the body must then tolerate arbitrary values without crashing or looping).
 /// Such a read never leaves the body: one that met a final lock is noted and
 /// fails the commit (cause read_locked) before it takes any lock, so the loads
-/// of consecutive reads are in flight together instead of one round trip each.
+/// of consecutive reads are in flight together instead of one round trip each;
+/// so is one that met a lock word the manager says this commit would lose on
+/// (dooms_read; prstm: a pre-lock of a higher priority; cause prelock).
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true>
 struct tx_config {
   static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
@@ -50,6 +59,20 @@ struct tx_config {
   static constexpr std::uint32_t max_writes = MaxWrites;
   static constexpr bool opaque = Opaque;
 };
+
+namespace detail {
+/// cm.dooms_read(word, tid), or false for a manager without it (see
+/// cmp/contention_manager.hpp).
+template <class CM, class = void>
+struct has_dooms_read : std::false_type {};
+template <class CM>
+struct has_dooms_read<CM, std::void_t<decltype(std::declval<const CM&>().dooms_read(0u, 0u))>> : std::true_type {};
+template <class CM>
+STM_HD bool dooms_read(const CM& cm, std::uint32_t word, std::uint32_t tid) {
+  if constexpr (has_dooms_read<CM>::value) return cm.dooms_read(word, tid);
+  else return false;
+}
+}  // namespace detail
 
 /// Outcome of the current attempt.
 enum class tx_status : std::uint32_t { active, committed, aborted, semantic };
@@ -130,7 +153,9 @@ struct tx_core {
   abort_cause cause = abort_cause::read_locked;
   std::uint32_t attempt = 0;   // attempts of the current transaction so far
   std::uint32_t n_reads = 0, n_writes = 0, n_locks = 0;
-  std::uint32_t saw_locked = 0;  // Opaque = false: a read met a final lock (bit 31 of a lock word)
+  // Opaque = false: bit 31 (lock_word::lock_bit), a read met a final lock;
+  // bit 30 (prelock_bit), a read met a pre-lock the manager says we lose to.
+  std::uint32_t read_notes = 0;
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
   // compilers cannot always prove unused.
@@ -138,7 +163,7 @@ struct tx_core {
   write_entry writes[Config::max_writes] = {};
   lock_entry locks[Config::max_writes] = {};
 
-  STM_HD void reset_sets() { n_reads = n_writes = n_locks = saw_locked = 0; }
+  STM_HD void reset_sets() { n_reads = n_writes = n_locks = read_notes = 0; }
 
   /// Small sets are scanned with fully unrolled loops, so that the loads of
   /// independent entries are in flight together, and every index into the
@@ -194,7 +219,7 @@ struct tx_core {
     // Opaque = false: a body that read through a final lock may have decided
     // on a torn snapshot (no funds, a longer path that overflows a set); that
     // verdict is not final, the conflict is: the transaction is retried.
-    if (saw_locked != 0) c = abort_cause::read_locked;
+    if (read_notes & lock_word::lock_bit) c = abort_cause::read_locked;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
     STM_UNROLL
@@ -250,7 +275,8 @@ struct tx_core {
       // Validated at commit by version AND value, so a torn (value, version)
       // pair is caught there: the two loads need no order and go out together.
       // Nothing here waits for them unless the manager polls final locks
-      // (--cm-wait): a final lock seen is only noted, and commit() fails it.
+      // (--cm-wait): a final lock seen is only noted, and commit() fails it
+      // (as it fails a lock word that the manager says dooms the commit).
       // Two paths on the manager's answer alone (a uniform value). With one
       // condition `polling && is_locked(w1)` the compilers (nvvm, then ptxas)
       // fold the two tests into one branch that waits for the lock word, and
@@ -270,7 +296,8 @@ struct tx_core {
           bits = load_word(addr, sizeof(T));
         }
       }
-      saw_locked |= w1 & lock_word::lock_bit;
+      // No branch on w1 either: a select, so nothing waits for the loads yet.
+      read_notes |= (w1 & lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
     }
     if (n_reads == Config::max_reads) {
       fail(abort_cause::capacity);
@@ -416,8 +443,10 @@ struct tx_core {
 
   /// Write back and release, once every write lock is final-locked by us and
   /// the read set is validated (the contention manager's acquire()).
+  /// FencedA: acquire() already executed (A) after its last final-lock CAS.
+  template <bool FencedA = false>
   STM_HD void publish() {
-    platform::fence_acq_rel();  // (A) final locks before the write-back; pairs with the reader's (R)
+    if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
     each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
       store_word(writes[i].addr, writes[i].size, writes[i].value);
       return true;

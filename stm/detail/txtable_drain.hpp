@@ -36,14 +36,26 @@ namespace stm::detail {
 // The lane's time is accounted as it goes (two clock reads per attempt): the
 // ticks spent in attempts and the pauses asked for. What is left of its drain
 // time went to waiting for the other lanes' attempts and to the loop itself.
-template <class Entry, class Tx, class Run>
-STM_HD txtable_drain_times drain_block(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
-                        Tx& tx, Run& run, const txtable_policy& p) {
+//
+// Blocks after blocks. A lane drains the blocks that blocks.next() hands it
+// (the first one included), one after the other, each under its own logical
+// thread id (tx.set_thread_id: the block's owner and the transactions'
+// priority), until next() returns an id >= threads; blocks.finished(t, times)
+// after each. A lane whose block is done takes the next one at once, while
+// the other lanes of its warp go on with theirs.
+template <class Entry, class Tx, class Run, class Blocks>
+STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
+                         Tx& tx, Run& run, const txtable_policy& p, Blocks& blocks) {
+  std::uint32_t tid = blocks.next();
+  if (count == 0 || tid >= threads) {  // nothing to drain (and no entry 0 to prefetch)
+    for (; tid < threads; tid = blocks.next()) blocks.finished(tid, txtable_drain_times{});
+    return;
+  }
   txtable_drain_times times;
-  if (count == 0) return times;  // nothing to drain (and no entry 0 to prefetch)
-  const std::uint32_t tid = tx.thread_id();
-  auto at = [=](std::uint32_t j) { return txtable_index(tid, j, threads); };
-  auto state_of = [=](std::uint32_t j) {  // owner-only words: see the file comment
+  std::uint64_t block_ns = platform::global_ns(), block_ticks = platform::ticks();
+  tx.set_thread_id(tid);
+  auto at = [&](std::uint32_t j) { return txtable_index(tid, j, threads); };
+  auto state_of = [&](std::uint32_t j) {  // owner-only words: see the file comment
     return atomic_ref<std::uint32_t>(state[at(j)]).load(memory_order_relaxed);
   };
 
@@ -75,9 +87,26 @@ STM_HD txtable_drain_times drain_block(const Entry* entries, std::uint32_t* stat
       // Next pending entry of the pass; a finished pass starts the next one.
       for (;;) {
         if (j == count) {
-          if (start >= count) {
-            done = true;
-            break;
+          if (start >= count) {  // this block is done: the next one, if any
+            times.ns = platform::global_ns() - block_ns;
+            times.ticks = platform::ticks() - block_ticks;
+            blocks.finished(tid, times);
+            tid = blocks.next();
+            if (tid >= threads) {
+              done = true;
+              break;
+            }
+            times = txtable_drain_times{};
+            block_ns = platform::global_ns();
+            block_ticks = platform::ticks();
+            tx.set_thread_id(tid);
+            start = j = idle = 0;
+            any_pending = progress = false;
+            wait_until = 0;
+            next_e = entries[at(0)];
+            next_s = state_of(0);
+            next_j = 0;
+            continue;
           }
           if (any_pending && !progress) {
             // Only postponed entries are left and none resolved: give other
@@ -162,7 +191,6 @@ STM_HD txtable_drain_times drain_block(const Entry* entries, std::uint32_t* stat
     ++j;
     have = false;
   }
-  return times;
 }
 
 /// Per-thread partial counts of txtable::audit(): five arrays of `threads`
