@@ -8,7 +8,9 @@
 //      another) aborts (cause prelock).
 //   (C) seq_cst fence, pairs with (C) of every other committer: of two
 //      transactions that each pre-lock what the other reads, at least one
-//      sees the other's pre-lock in step 2 (no write skew).
+//      sees the other's pre-lock in step 2 (no write skew). When every read
+//      is of a location we write, the acquire fence (P) of
+//      stm/detail/tx_core.hpp instead.
 //   2. validate the read set: same version, same value, and no pre-lock or
 //      lock held by another on it; else abort (cause validation).
 //   3. turn each pre-lock into the final lock (cannot fail: nobody steals).

@@ -53,13 +53,17 @@
 //   static constexpr bool fences_final_locks = true;
 //       acquire() ends with fence (A) of stm/detail/tx_core.hpp (a release
 //       fence after its last final-lock CAS), so the core's publish() skips
-//       it. Without it the core fences.
+//       it. Without it the core fences. Inherited like any member: a manager
+//       derived from one that sets it, with an acquire() that does not end
+//       with (A), must set it to false.
 //
 //   STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const;
 //       A read of tx_config Opaque = false loaded lock word `word`: true when
 //       the commit of transaction `tid` would fail on it anyway (prstm: a
 //       pre-lock of a higher priority). The read notes it and the commit fails
-//       (cause prelock) before it takes any lock. Without it, never.
+//       (cause prelock) before it takes any lock; a read-only commit as well,
+//       although its validation alone would ignore a pre-lock. Without it,
+//       never.
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).

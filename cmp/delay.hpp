@@ -3,7 +3,7 @@
 // changes hands (is released or re-taken), instead of sleeping a random time.
 //
 // Commit protocol: the same as `backoff` (cmp/backoff.hpp: pre-lock the write
-// set without stealing, seq_cst fence, validate, final locks). The manager
+// set without stealing, seq_cst fence or (P), validate, final locks). The manager
 // remembers the lock word a commit found held by another transaction; after
 // the abort it polls that word until it differs from what was seen. Then
 // every abort backs off as `backoff` does (also one without such a lock: a

@@ -110,9 +110,11 @@ struct prstm : manager_base {
   }
 
   // acquire() executes (A) after the final-lock CASes (lock_and_check_covered).
+  // A derived manager whose acquire() does not must set this to false.
   static constexpr bool fences_final_locks = true;
 
-  // A read that finds a pre-lock of a higher priority dooms this attempt:
+  // A read that finds a pre-lock of a higher priority dooms this attempt (an
+  // update's; a read-only commit, which ignores pre-locks, fails on it too):
   // step 1 refuses that lock if we write the location, step 2 aborts us if we
   // only read it, unless its owner gives it up first. A non-opaque read notes
   // it, and the attempt fails before it takes any lock (cause prelock)
@@ -276,9 +278,9 @@ struct prstm : manager_base {
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
-          // Without opaque() nvvm merges this test with the CAS's own and
+          // Without this nvvm merges this test with the CAS's own and
           // places it above (A) in the PTX (ptxas may still hoist it: above).
-          platform::opaque(seen[k]);
+          platform::hide_from_optimizer(seen[k]);
           if (seen[k] == lw::make_prelocked(e.version, tx.tid)) e.state = detail::lock_final;
           else locked = false;
         }

@@ -103,7 +103,7 @@ STM_HD inline void fence_release() {
 /// Hide v's value from the optimizer here (no instruction is emitted): a
 /// computation on v written after this point cannot be merged with an equal
 /// one before it, nor hoisted above an earlier volatile asm such as a fence.
-STM_HD inline void opaque(std::uint32_t& v) {
+STM_HD inline void hide_from_optimizer(std::uint32_t& v) {
 #if STM_ON_DEVICE
   asm volatile("" : "+r"(v));
 #else

@@ -16,7 +16,10 @@
 // entry j * threads + t (index(t, j)), so the 32 threads of a warp that run
 // their j-th transactions load one contiguous run of entries and of state
 // words instead of 32 scattered ones (bank on an H100: contiguous blocks cost
-// the table-driven kernel ~40% against drawing the transactions in the kernel). drain() is the driver loop of Algorithm 3: the thread
+// the table-driven kernel ~40% against drawing the transactions in the kernel;
+// with drain_blocks() only the first blocks of a warp's lanes are adjacent,
+// the later ones come in whatever order the lanes finish). drain() is the
+// driver loop of Algorithm 3: the thread
 // runs its block in order; a transaction that commits gets its finish flag; one
 // that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
 // finds no money) is skipped and revisited when the scan wraps around; the
@@ -55,7 +58,7 @@
 //  - drain() never waits on another thread (it only backs off), so it needs no
 //    co-residency: launch it with progress::any.
 //  - Entries are read-only during a launch; each state word is written only by
-//    the thread that owns its block.
+//    the thread that drains its block (each block is drained by one thread).
 //  - presort() is a stable sort of each block by descending priority() of the
 //    entries (CUB/Thrust on the GPU, std::stable_sort on the CPU): the paper's
 //    "pre-sorted" table, where a deposit (tag 1) precedes the withdrawals
@@ -129,10 +132,11 @@ struct txtable_drain_times {
 /// resident worker per place the places never wait for that. Priorities stay
 /// those of the blocks (transaction::set_thread_id), and every block is
 /// drained exactly once.
+/// Precondition: the launch has exactly `workers` threads (worker w < workers).
 struct txtable_blocks {
   std::uint32_t* counter = nullptr;  ///< blocks handed out after the first `workers`; null: none (workers == threads)
   std::uint32_t workers = 0;
-  std::uint32_t threads = 0;
+  std::uint32_t threads = 0;         ///< blocks of the table (informative: drain_blocks() uses the table's)
 };
 
 /// Retries a manager gives a semantic conflict (0: postpone, PR-STM's rule).
@@ -219,7 +223,7 @@ struct txtable_ref {
     struct handed {
       std::uint32_t first;
       const txtable_blocks* b;
-      OnBlock* done;
+      std::remove_reference_t<OnBlock>* done;
       bool given = false;
       STM_HD std::uint32_t next() {
         if (!given) {

@@ -9,7 +9,6 @@
 // use(v) emits no instruction: a CAS whose result only goes to use() is still
 // in flight at the fence that follows, so "cas+fence" times a fence issued
 // behind an outstanding CAS (the next iteration's address waits for it).
-// fence.acquire/fence.release need sm_90 and PTX ISA 8.6.
 #include <cstdio>
 #include <cstdint>
 #include <cuda/atomic>
@@ -23,8 +22,14 @@
   } while (0)
 using ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
 __device__ __forceinline__ void f_acqrel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+// One-way fences need sm_90 and PTX ISA 8.6; elsewhere these time fence.acq_rel.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 900 || __cccl_ptx_isa < 860)
+__device__ __forceinline__ void f_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ void f_acq() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+#else
 __device__ __forceinline__ void f_rel() { asm volatile("fence.release.gpu;" ::: "memory"); }
 __device__ __forceinline__ void f_acq() { asm volatile("fence.acquire.gpu;" ::: "memory"); }
+#endif
 __device__ __forceinline__ void f_sc() { asm volatile("fence.sc.gpu;" ::: "memory"); }
 __device__ __forceinline__ unsigned ldr(unsigned* p) { return ref(*p).load(cuda::memory_order_relaxed); }
 __device__ __forceinline__ void str(unsigned* p, unsigned v) { ref(*p).store(v, cuda::memory_order_relaxed); }

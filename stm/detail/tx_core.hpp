@@ -21,7 +21,10 @@
 //  (P), in the contention manager: an acquire fence after the pre-lock CASes,
 //  before the values under those locks are checked again; pairs with (B) of
 //  the previous holder, whose unlock store the pre-lock CAS read (or an RMW
-//  of its release sequence), so the check sees what that holder wrote.
+//  of its release sequence), so the check sees what that holder wrote. The
+//  CAS may also read the plain store by which an aborted committer gave back
+//  a final lock (release_unpublished): that one wrote nothing back, and under
+//  prstm its own (P) or (C) and its (A) come before that store.
 //  The commit protocol's own fence (C, pre-locks before read validation) is in
 //  the contention manager (cmp/prstm.hpp). A manager may execute (A) itself,
 //  right after its final-lock CASes (prstm does, so that the fence's round

@@ -81,10 +81,9 @@ struct outcome {
   std::uint32_t lock_spread = 1;       // words per lock slot used
   long long total = 0, expected = 0;
   std::uint64_t negative = 0;
-  // How long the threads of a launch drained their blocks: the median and the
-  // slowest thread, summed over launches. A launch lasts as long as its
-  // slowest thread; a median far below it means most threads sat idle at the
-  // end (e.g. the lowest priorities of prstm finishing last).
+  // How long the logical threads of a launch took to drain their blocks: the
+  // median and the slowest, summed over launches. A launch lasts as long as
+  // its slowest worker's run of blocks (a worker drains block after block).
   double thread_seconds_p50 = 0, thread_seconds_max = 0, thread_seconds_mean = 0;
   // Where the threads' drain time went, all threads and launches together
   // (stm::txtable_drain_times): in attempts, and in the pauses asked for. The
