@@ -72,7 +72,6 @@ namespace platform {
 
 /// Device-scope fences. Callers name the operation each one pairs with.
 STM_HD inline void fence_seq_cst() { cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_device); }
-STM_HD inline void fence_acq_rel() { cuda::atomic_thread_fence(memory_order_acq_rel, cuda::thread_scope_device); }
 
 // One-way acquire and release fences exist from sm_90 (PTX ISA 8.6), and the
 // C++ fences of those orders map to them (as LLVM's NVPTX back end does);

@@ -3,9 +3,9 @@
 //
 // Synchronization: none inside a launch. Entries are written before the launch
 // and only read during it; the state word of entry i is read and written only
-// by the thread that drains i's block (one thread per block and launch). The kernel boundary (or thread join on the
-// CPU) orders the launch's state words before the audit and the host reads, so
-// every access below is relaxed.
+// by the thread that drains i's block (one thread per block and launch). The
+// kernel boundary (or thread join on the CPU) orders the launch's state words
+// before the audit and the host reads, so every access below is relaxed.
 #pragma once
 
 #include <cstdint>
