@@ -60,10 +60,10 @@
 //   STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const;
 //       A read of tx_config Opaque = false loaded lock word `word`: true when
 //       the commit of transaction `tid` would fail on it anyway (prstm: a
-//       pre-lock of a higher priority). The read notes it and the commit fails
-//       (cause prelock) before it takes any lock; a read-only commit as well,
-//       although its validation alone would ignore a pre-lock. Without it,
-//       never.
+//       pre-lock of a higher priority). The read notes it and the commit of
+//       an update fails (cause prelock) before it takes any lock. A read-only
+//       commit ignores the note: its validation checks versions and values,
+//       which a pre-lock does not change. Without it, never.
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).

@@ -89,8 +89,12 @@ class transaction {
   /// Validate and publish. True when the transaction committed.
   STM_HD bool commit() {
     if (core_.status != tx_status::active) return false;
-    if (core_.read_notes != 0) {  // Opaque = false: a read met a final lock, or a pre-lock we lose to
-      core_.fail((core_.read_notes & lock_word::lock_bit) ? abort_cause::read_locked : abort_cause::prelock);
+    // Opaque = false: a read met a final lock, or (an update only) a pre-lock
+    // we lose to. A read-only commit validates versions and values alone, so a
+    // pre-lock does not stop it.
+    const bool read_locked = (core_.read_notes & lock_word::lock_bit) != 0;
+    if (read_locked || (core_.read_notes != 0 && core_.n_writes != 0)) {
+      core_.fail(read_locked ? abort_cause::read_locked : abort_cause::prelock);
       return false;
     }
     if (core_.n_writes == 0) {

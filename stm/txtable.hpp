@@ -136,7 +136,6 @@ struct txtable_drain_times {
 struct txtable_blocks {
   std::uint32_t* counter = nullptr;  ///< blocks handed out after the first `workers`; null: none (workers == threads)
   std::uint32_t workers = 0;
-  std::uint32_t threads = 0;         ///< blocks of the table (informative: drain_blocks() uses the table's)
 };
 
 /// Retries a manager gives a semantic conflict (0: postpone, PR-STM's rule).
@@ -197,19 +196,10 @@ struct txtable_ref {
   STM_HD txtable_drain_times drain(Tx& tx, Run&& run, const txtable_policy& p) const {
     static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
                   "drain(): the run functor returns nothing; the outcome is read from the transaction");
-    struct one_block {
-      std::uint32_t t, n;
-      bool given = false;
-      txtable_drain_times times{};
-      STM_HD std::uint32_t next() {
-        const std::uint32_t r = given ? n : t;
-        given = true;
-        return r;
-      }
-      STM_HD void finished(std::uint32_t, const txtable_drain_times& d) { times = d; }
-    } b{tx.thread_id(), threads};
-    detail::drain_blocks(entries, state, threads, per_thread, tx, run, p, b);
-    return b.times;
+    txtable_drain_times times{};
+    drain_blocks(tx, run, p, tx.thread_id(), txtable_blocks{},
+                 [&times](std::uint32_t, const txtable_drain_times& d) { times = d; });
+    return times;
   }
 
   /// drain() for worker `w` of a launch of `blocks.workers` threads: block w,

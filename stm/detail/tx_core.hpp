@@ -52,8 +52,9 @@ namespace stm {
 /// Such a read never leaves the body: one that met a final lock is noted and
 /// fails the commit (cause read_locked) before it takes any lock, so the loads
 /// of consecutive reads are in flight together instead of one round trip each;
-/// so is one that met a lock word the manager says this commit would lose on
-/// (dooms_read; prstm: a pre-lock of a higher priority; cause prelock).
+/// so, for an update, is one that met a lock word the manager says the commit
+/// would lose on (dooms_read; prstm: a pre-lock of a higher priority; cause
+/// prelock).
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true>
 struct tx_config {
   static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");

@@ -366,7 +366,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   stm::buffer<std::uint32_t> handed(where, 1);
   const std::uint32_t drainers = Exec::template resident<drain_kernel<CM>>(c.threads);
   drain_kernel<CM> k{cm,           locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
-                     stm::txtable_blocks{handed.data(), drainers, c.threads}, times.data()};
+                     stm::txtable_blocks{handed.data(), drainers}, times.data()};
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
