@@ -167,16 +167,25 @@ struct prstm : manager_base {
       std::uint32_t seen[W] = {};
       std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
       bool refused = false;
+      // The common case: every lock free at its version. Every CAS is issued
+      // before any result is tested (one round trip for the batch): with the
+      // test beside its CAS, the SASS for an H100 waited for each CAS before
+      // issuing the next.
       STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)  // the common case: every lock free at its version
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks) {
+          const auto& e = tx.locks[k];
+          seen[k] = lw::make_unlocked(e.version);  // the CAS leaves the word's old value here
+          tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
+                                                        memory_order_relaxed);
+        }
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
-          seen[k] = lw::make_unlocked(e.version);
-          if (tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
-                                                            memory_order_relaxed))
-            e.state = detail::lock_pre;
-          else
-            failed |= 1u << k;
+          platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
+          if (seen[k] == lw::make_unlocked(e.version)) e.state = detail::lock_pre;
+          else failed |= 1u << k;
         }
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
