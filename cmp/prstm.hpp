@@ -170,7 +170,8 @@ struct prstm : manager_base {
       // The common case: every lock free at its version. Every CAS is issued
       // before any result is tested (one round trip for the batch): with the
       // test beside its CAS, the SASS for an H100 waited for each CAS before
-      // issuing the next.
+      // issuing the next (H200, bank: 261 -> 275 M tx/s at 4,096 accounts and
+      // full occupancy, 1.81 -> 1.99 G at 2,621,440 accounts and 6,720 threads).
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
@@ -258,9 +259,12 @@ struct prstm : manager_base {
   // flight together: one round trip less. Fence (A) follows the CASes before
   // any result is looked at, so that its round trip can overlap theirs (a
   // failed attempt pays a fence it did not need; final-lock CASes rarely
-  // fail). In CUDA 13.0's SASS for an H100 the overlap is partial: ptxas
-  // still tests the first CAS's result above the MEMBAR. On either failure
-  // acquire() releases everything, final locks included; `cause` says which.
+  // fail). The results are tested through platform::fence_anchor: without
+  // it ptxas (CUDA 13.0) tested the first CAS's result above the MEMBAR,
+  // waiting for it first (H200, bank: 275 -> 284 M tx/s at 4,096 accounts and
+  // full occupancy, 2.00 -> 2.16 G at 2,621,440 accounts and 6,720 threads).
+  // On either failure acquire() releases everything, final locks included;
+  // `cause` says which.
   template <class Core>
   STM_HD static bool lock_and_check_covered(Core& tx, abort_cause& cause) {
     namespace lw = lock_word;
@@ -269,6 +273,7 @@ struct prstm : manager_base {
     if constexpr (Core::unrolled) {
       std::uint64_t value[R] = {};
       std::uint32_t seen[W] = {};
+      platform::fence_anchor anchor;  // the CAS results are tested below (A)
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
         if (i < tx.n_reads && tx.reads[i].covered) value[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
@@ -280,6 +285,7 @@ struct prstm : manager_base {
           tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_locked(e.version, tx.tid), memory_order_relaxed);
         }
       platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+      const std::uint32_t zero = anchor.zero();
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
         if (i < tx.n_reads && tx.reads[i].covered) values_ok &= value[i] == tx.reads[i].value;
@@ -287,10 +293,7 @@ struct prstm : manager_base {
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
-          // Without this nvvm merges this test with the CAS's own and
-          // places it above (A) in the PTX (ptxas may still hoist it: above).
-          platform::hide_from_optimizer(seen[k]);
-          if (seen[k] == lw::make_prelocked(e.version, tx.tid)) e.state = detail::lock_final;
+          if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = detail::lock_final;
           else locked = false;
         }
     } else {

@@ -110,6 +110,23 @@ STM_HD inline void hide_from_optimizer(std::uint32_t& v) {
 #endif
 }
 
+/// Keeps the tests of atomic results below the fence that follows the atomics.
+/// hide_from_optimizer() does so in the PTX, but ptxas (CUDA 13.0, sm_90) still
+/// moved the test of a CAS's result above the MEMBAR behind it: the warp then
+/// waited for the CAS's round trip before issuing the fence instead of having
+/// both in flight together. A value loaded from local memory after the fence
+/// is one that ptxas does not compute before it; adding it (zero) to a result
+/// ties the test to it. Declare one before the atomics, read zero() after the
+/// fence (one L1 load).
+struct fence_anchor {
+#if STM_ON_DEVICE
+  volatile std::uint32_t word = 0;  // local memory: ptxas keeps its load below a MEMBAR
+  STM_HD std::uint32_t zero() const { return word; }
+#else
+  STM_HD std::uint32_t zero() const { return 0; }
+#endif
+};
+
 /// Back off for roughly `ns` nanoseconds: __nanosleep on the GPU (which sleeps
 /// at most about a millisecond per call, so longer waits loop), a yield on the
 /// CPU for short waits (host threads are often oversubscribed, so sleeping in
