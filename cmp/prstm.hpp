@@ -119,8 +119,9 @@ struct prstm : manager_base {
   // read notes it, and the update fails before it takes any lock (cause
   // prelock) instead of pre-locking its other locations and stopping other
   // transactions meanwhile. (A read-only commit ignores the note: it takes no
-  // lock and its validation does not look at pre-locks.) H100, bank at 4,096 accounts: 225 -> 240 M tx/s
-  // at full occupancy, 152 -> 169 M at 6,720 threads.
+  // lock and its validation does not look at pre-locks.) H100, bank at 4,096
+  // accounts: 225 -> 240 M tx/s at full occupancy, 152 -> 169 M at 6,720
+  // threads.
   STM_HD static bool dooms_read(std::uint32_t word, std::uint32_t tid) {
     return lock_word::is_prelocked(word) && lock_word::owner(word) < tid;
   }

@@ -124,7 +124,7 @@ struct txtable_drain_times {
 };
 
 /// Hands the blocks of a table to the lanes of a launch with fewer hardware
-/// threads (`workers`) than the table has blocks (`threads`): worker w drains
+/// threads (`workers`) than the table has blocks (its `threads`): worker w drains
 /// block w first, then whichever block is next when it is done (one atomic
 /// increment of *counter, which must be 0 at the launch). Hardware launches
 /// more threads than stay resident in waves of whole thread blocks, and a

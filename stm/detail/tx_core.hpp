@@ -280,7 +280,7 @@ struct tx_core {
       // pair is caught there: the two loads need no order and go out together.
       // Nothing here waits for them unless the manager polls final locks
       // (--cm-wait): a final lock seen is only noted, and commit() fails it
-      // (as it fails a lock word that the manager says dooms the commit).
+      // (as it fails an update on a lock word that the manager says dooms it).
       // Two paths on the manager's answer alone (a uniform value). With one
       // condition `polling && is_locked(w1)` the compilers (nvvm, then ptxas)
       // fold the two tests into one branch that waits for the lock word, and

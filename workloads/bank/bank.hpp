@@ -365,7 +365,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   // backoff 191 -> 217 M (results/bank_fences_ab.jsonl).
   stm::buffer<std::uint32_t> handed(where, 1);
   const std::uint32_t drainers = Exec::template resident<drain_kernel<CM>>(c.threads);
-  drain_kernel<CM> k{cm,           locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
+  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
                      stm::txtable_blocks{handed.data(), drainers}, times.data()};
   do {
     gen.launch = out.launches++;
