@@ -28,7 +28,7 @@ REFERENCE = {
 }
 
 # Columns shown per workload (after the common ones), if present.
-PARAMS = ["accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity",
+PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity",
           "postponed_then_committed", "unresolved"]
 
 
@@ -100,7 +100,20 @@ PIVOTS = {
     "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
     "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
+    "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
 }
+# Every other bank A/B file (bank_*_ab.jsonl): builds or run-time variants side by side.
+AB_PIVOT = (("cm", "variant", "cm_backoff"), ("accounts", "threads", "read_only"))
+
+
+def pivot_of(suite, rows):
+    if suite in PIVOTS:
+        return PIVOTS[suite]
+    if suite.startswith("bank_") and suite.endswith("_ab"):
+        who, keys = AB_PIVOT
+        varied = tuple(f for f in who if len({str(r.get(f)) for r in rows}) > 1)  # a constant says nothing
+        return varied or who[:1], keys
+    return None
 
 
 def contender(r, fields):
@@ -172,9 +185,10 @@ def report(rows, provenance=None, notes=None):
             if len(suites) > 1:
                 out += [f"### {suite}", ""]
             srows = [r for r in rs if r.get("_suite", "") == suite]
-            if suite in PIVOTS:
+            view = pivot_of(suite, srows)
+            if view:
                 out += ["Side by side (throughput per second, median; abort rate where the run has one):", "",
-                        pivot(srows, *PIVOTS[suite]), "", "Every run, with its command:", ""]
+                        pivot(srows, *view), "", "Every run, with its command:", ""]
             out += [table(srows), ""]
         if wl in REFERENCE:
             out += ["Reference figures of other code on an H200 (from the project's anchor measurements):", "",

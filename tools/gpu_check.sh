@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--cpu-tests] [--only=NAME]
 #                            [--skip=NAME,...] [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
+#                            [--suite-limit=SECONDS]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
 #   --skip=A,B        no suite whose name contains A or B
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
 #   --deadline=S      start no suite later than S seconds after the script started
+#   --suite-limit=S   cut a suite after S seconds (default 300)
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
 #                     DIR/tests/*): falls back to building here when they do not run on this machine
 #
@@ -20,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
-QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""
+QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
@@ -33,9 +35,11 @@ for a in "$@"; do
     --deadline=*) DEADLINE="${a#--deadline=}" ;;
     --prebuilt=*) PREBUILT="${a#--prebuilt=}" ;;
     --skip=*) SKIP="${a#--skip=}" ;;
+    --suite-limit=*) SUITE_LIMIT="${a#--suite-limit=}" ;;
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
+[[ "$SUITE_LIMIT" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --suite-limit takes whole seconds, got '$SUITE_LIMIT'" >&2; exit 2; }
 mkdir -p "$OUT"
 RESULTS="$(mktemp -d)"
 export QUICK RESULTS
@@ -133,7 +137,7 @@ if [ "$BENCHMARKS" = 1 ]; then
     t1=$(date +%s)
     left=$(( DEADLINE - (t1 - t0) ))
     if [ "$left" -le 10 ]; then note "suite $name: SKIPPED (deadline)"; continue; fi
-    [ "$left" -gt 300 ] && left=300
+    [ "$left" -gt "$SUITE_LIMIT" ] && left=$SUITE_LIMIT
     echo "== suite $name"
     # shellcheck disable=SC1090
     if timeout "$left" bash -c 'source "$1"' _ "$suite"; then note "suite $name: done ($(( $(date +%s) - t1 )) s)"
