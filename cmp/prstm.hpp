@@ -89,12 +89,15 @@ struct prstm : manager_base {
     // copy of the release code costs registers, and the descriptor must stay
     // in registers).
     abort_cause cause = abort_cause::prelock;
-    bool ok = prelock_all(tx);
     // A read whose lock we now hold as a pre-lock needs no look at the lock
     // word: our pre-lock CAS saw it free at the version of the write entry, and
-    // nobody can commit it without stealing, which step 3 detects.
-    bool all_covered = true;
-    if (ok && !(ok = tx.mark_covered(all_covered))) cause = abort_cause::validation;
+    // nobody can commit it without stealing, which step 3 detects. Which reads
+    // those are depends on the sets alone, so mark_covered runs while the
+    // pre-lock CASes are in flight (step 1 calls it between issuing them and
+    // testing their results): the lock is held for that much less.
+    bool all_covered = true, covered_ok = true;
+    bool ok = prelock_all(tx, [&] { covered_ok = tx.mark_covered(all_covered); });
+    if (ok && !(ok = covered_ok)) cause = abort_cause::validation;
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
     // Otherwise (P): the covered values are checked after our pre-lock CASes
@@ -160,8 +163,10 @@ struct prstm : manager_base {
   // either. Only then does the second pass steal the lower-priority pre-locks
   // (a word may still change in between, so a steal followed by a refusal
   // remains possible, but only in that race).
-  template <class Core>
-  STM_HD static bool prelock_all(Core& tx) {
+  // in_flight() runs once the first CASes are issued, before any result is
+  // tested (work that does not depend on them).
+  template <class Core, class InFlight>
+  STM_HD static bool prelock_all(Core& tx, InFlight&& in_flight) {
     namespace lw = lock_word;
     if constexpr (Core::unrolled) {
       constexpr std::uint32_t W = Core::config::max_writes;
@@ -181,6 +186,7 @@ struct prstm : manager_base {
           tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
                                                         memory_order_relaxed);
         }
+      in_flight();
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
@@ -194,14 +200,19 @@ struct prstm : manager_base {
         if (failed >> k & 1u) refused |= refuses(tx, tx.locks[k], seen[k]);
       if (refused) return false;
       // The careful loop once, not per entry (register pressure): the entry
-      // travels by value through constant-index get/put.
-      STM_NO_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (failed >> k & 1u) {
-          detail::lock_entry e = Core::get(tx.locks, k);
-          if (!prelock_one(tx, e, Core::get(seen, k))) return false;
-          Core::put(tx.locks, k, e);
-        }
+      // travels by value through constant-index get/put. Skipped as a whole
+      // in the common case (every first CAS won): the SASS ran its W
+      // iterations anyway, lane by lane, between the pre-locks and the final
+      // locks.
+      if (failed != 0) {
+        STM_NO_UNROLL
+        for (std::uint32_t k = 0; k < W; ++k)
+          if (failed >> k & 1u) {
+            detail::lock_entry e = Core::get(tx.locks, k);
+            if (!prelock_one(tx, e, Core::get(seen, k))) return false;
+            Core::put(tx.locks, k, e);
+          }
+      }
     } else {
       bool missed = false;
       for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
@@ -215,6 +226,7 @@ struct prstm : manager_base {
         else
           missed = true;
       }
+      in_flight();
       if (missed)
         for (std::uint32_t k = 0; k < tx.n_locks; ++k)
           if (tx.locks[k].state != detail::lock_pre &&
