@@ -92,11 +92,11 @@ struct prstm : manager_base {
     // A read whose lock we now hold as a pre-lock needs no look at the lock
     // word: our pre-lock CAS saw it free at the version of the write entry, and
     // nobody can commit it without stealing, which step 3 detects. Which reads
-    // those are depends on the sets alone, so step 1 calls mark_covered
-    // between issuing its CASes and testing their results, not after: the
-    // pre-locks are held that much shorter. (ptxas computes it ahead of the
-    // CASes, where it waits for nothing; tying it below them through a
-    // fence_anchor lost 6-11% on an H100.)
+    // those are depends on the sets alone, so step 1 calls mark_covered before
+    // it tests its CAS results (unrolled path; the general one after its first
+    // pass), not after step 1: the pre-locks are held that much shorter.
+    // (ptxas computes it ahead of the CASes, where it waits for nothing; tying
+    // it below them through a fence_anchor lost 6-11% on an H100.)
     bool all_covered = true, covered_ok = true;
     bool ok = prelock_all(tx, [&] { covered_ok = tx.mark_covered(all_covered); });
     if (ok && !(ok = covered_ok)) cause = abort_cause::validation;
@@ -165,8 +165,10 @@ struct prstm : manager_base {
   // either. Only then does the second pass steal the lower-priority pre-locks
   // (a word may still change in between, so a steal followed by a refusal
   // remains possible, but only in that race).
-  // in_flight() runs once the first CASes are issued, before any result is
-  // tested (work that does not depend on them).
+  // in_flight(): work that does not depend on the CAS results. The unrolled
+  // path runs it once every first CAS is issued, before any result is tested;
+  // the general path, which tests each result as it goes, after its first
+  // pass.
   template <class Core, class InFlight>
   STM_HD static bool prelock_all(Core& tx, InFlight&& in_flight) {
     namespace lw = lock_word;
