@@ -95,7 +95,7 @@ struct backoff : manager_base {
           const auto& r = tx.reads[i];
           if (!r.covered) {
             const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
-            if (!lw::is_free(w) || lw::version(w) != r.version) {
+            if (!lw::is_free(w) || lw::version(w) != r.version()) {
               if (!lw::is_free(w)) held(r.lock, w);
               return false;
             }

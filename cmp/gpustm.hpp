@@ -173,7 +173,7 @@ struct basic_gpustm : manager_base {
       if (!owned) {
         // The core releases this pre-lock with the version we took it at
         // (release_stolen_reads), on commit and on abort alike.
-        r.version = static_cast<std::uint16_t>(v);
+        r.word = lock_word::make_unlocked(v);
         r.stolen = 1;
         owned = true;
       }

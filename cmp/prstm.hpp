@@ -246,10 +246,10 @@ struct prstm : manager_base {
     namespace lw = lock_word;
     const auto word = tx.table.word(r.lock);
     for (;;) {
-      if (lw::version(cur) != r.version || lw::is_locked(cur) || value != r.value) return false;
+      if (lw::version(cur) != r.version() || lw::is_locked(cur) || value != r.value) return false;
       if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid) return true;
       if (lw::owner(cur) < tx.tid) return false;  // a higher priority will write it
-      if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version, tx.tid), memory_order_relaxed)) {
+      if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version(), tx.tid), memory_order_relaxed)) {
         r.stolen = 1;  // its lower-priority writer now fails its final lock
         ++tx.counters.steals;
         return true;

@@ -127,10 +127,17 @@ struct read_entry {
   const void* addr;
   std::uint64_t value;   // bits read (validated again at commit: version wrap)
   std::uint32_t lock;    // lock index
-  std::uint16_t version; // lock version seen by the read
+  // The lock word as the read loaded it, kept whole: the read computes
+  // nothing from it, so no instruction waits for the load before the next
+  // read's loads go out (with the 16-bit version extracted here, ptxas placed
+  // that extraction between the two reads of a transfer in some builds: two
+  // round trips instead of one).
+  std::uint32_t word;
   std::uint8_t size;     // 4 or 8
   std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
   std::uint8_t covered;  // 1: its lock is in our write set (set at commit)
+  /// The lock version seen by the read.
+  STM_HD std::uint32_t version() const { return lock_word::version(word); }
 };
 
 struct write_entry {
@@ -236,7 +243,7 @@ struct tx_core {
   STM_HD bool read_still_valid(std::uint32_t i, bool check_value) const {
     const read_entry& r = reads[i];
     const std::uint32_t w = table.word(r.lock).load(memory_order_relaxed);
-    if (lock_word::is_locked(w) || lock_word::version(w) != r.version) return false;
+    if (lock_word::is_locked(w) || lock_word::version(w) != r.version()) return false;
     return !check_value || load_word(r.addr, r.size) == r.value;
   }
 
@@ -308,8 +315,7 @@ struct tx_core {
       return T{};
     }
     put(reads, n_reads++,
-        read_entry{addr, bits, li, static_cast<std::uint16_t>(lock_word::version(w1)),
-                   static_cast<std::uint8_t>(sizeof(T)), 0, 0});
+        read_entry{addr, bits, li, w1, static_cast<std::uint8_t>(sizeof(T)), 0, 0});
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
       // Every earlier read still current => all reads hold at this moment.
@@ -346,7 +352,7 @@ struct tx_core {
     each<Config::max_reads>(n_reads, [&](std::uint32_t i) {  // the newest read of addr wins
       if (reads[i].addr == addr) {
         li = reads[i].lock;
-        version = reads[i].version;
+        version = reads[i].version();
         known = true;
       }
       return true;
@@ -396,7 +402,7 @@ struct tx_core {
       bool same_version = true;
       each<Config::max_writes>(n_locks, [&](std::uint32_t k) {
         if (locks[k].lock != r.lock) return true;
-        same_version = locks[k].version == r.version;
+        same_version = locks[k].version == r.version();
         r.covered = 1;
         return false;
       });
@@ -437,8 +443,8 @@ struct tx_core {
     each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
       read_entry& r = reads[i];
       if (r.stolen) {
-        std::uint32_t expect = lock_word::make_prelocked(r.version, tid);
-        table.word(r.lock).compare_exchange_strong(expect, lock_word::make_unlocked(r.version), memory_order_relaxed);
+        std::uint32_t expect = lock_word::make_prelocked(r.version(), tid);
+        table.word(r.lock).compare_exchange_strong(expect, lock_word::make_unlocked(r.version()), memory_order_relaxed);
         r.stolen = 0;
       }
       return true;
