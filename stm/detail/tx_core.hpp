@@ -127,11 +127,12 @@ struct read_entry {
   const void* addr;
   std::uint64_t value;   // bits read (validated again at commit: version wrap)
   std::uint32_t lock;    // lock index
-  // The lock word as the read loaded it, kept whole: the read computes
-  // nothing from it, so no instruction waits for the load before the next
-  // read's loads go out (with the 16-bit version extracted here, ptxas placed
-  // that extraction between the two reads of a transfer in some builds: two
-  // round trips instead of one).
+  // The lock word as the read loaded it, kept whole: the version is extracted
+  // where it is compared, not in read(), whose one use of the word is then
+  // the read note (a select). With the 16-bit version extracted here, ptxas
+  // placed that extraction between the two reads of a transfer in some
+  // builds, so the second read's loads waited for the first read: two round
+  // trips instead of one.
   std::uint32_t word;
   std::uint8_t size;     // 4 or 8
   std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
