@@ -55,18 +55,33 @@
 #define STM_ON_DEVICE 0
 #endif
 
-namespace stm {
+#if !defined(STM_PERTURB)
+#define STM_PERTURB 0
+#endif
 
-/// The atomic reference every algorithm uses: device scope, so that one
-/// object is never reached through atomic_refs of different scopes.
-template <class T>
-using atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
+namespace stm {
 
 using cuda::std::memory_order_acq_rel;
 using cuda::std::memory_order_acquire;
 using cuda::std::memory_order_relaxed;
 using cuda::std::memory_order_release;
 using cuda::std::memory_order_seq_cst;
+
+#if STM_PERTURB
+}  // namespace stm
+#include "stm/detail/perturb.hpp"
+namespace stm {
+/// Schedule-perturbation build (CMake option STM_PERTURB, for tests): the same
+/// atomic reference, with a random delay before and after every
+/// read-modify-write and every acquire load (stm/detail/perturb.hpp).
+template <class T>
+using atomic_ref = platform::perturb::perturbed_atomic_ref<T>;
+#else
+/// The atomic reference every algorithm uses: device scope, so that one
+/// object is never reached through atomic_refs of different scopes.
+template <class T>
+using atomic_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
+#endif
 
 namespace platform {
 

@@ -24,6 +24,15 @@
 // Linearization points: remove, the CAS that marks v's node; insert_after,
 // the CAS that publishes n in the index (ok) or that fails the linked node
 // (exists), or the load that finds t's node marked (not_found).
+// Which of ok and exists an insert_after returns: once its node is linked,
+// the node's insertion is finished exactly once, by the inserter or by any
+// helper, and the outcome is fixed by the index (a slot never changes within
+// a launch): published when the index maps n to this node (flag cleared,
+// ok), failed otherwise (marked with the flag set, exists). The inserter
+// reads the outcome from the flag, never from the mark: after a helper
+// published the node, a remove(n) may mark it before the inserter looks, and
+// that insertion did take effect (it is linearized at the publishing CAS,
+// before the remove's marking CAS).
 //
 // How: a new node is linked behind t's node with a pending flag, then its
 // value is published in the index (one CAS on an empty slot), then the flag
@@ -89,8 +98,11 @@ class indexed_seq_ref {
       // Private until the CAS below links it (its release publishes the word).
       pool_.at(fresh).store(node::make(value, nx, /*flag = pending*/ true), memory_order_relaxed);
       if (pool_.cas(t, tw, node::with_next(tw, fresh))) {
+        // Finished (by this thread or a helper): ok exactly when the index
+        // maps value to fresh. Not "fresh is unmarked": a helper may have
+        // published it and a remove(value) marked it since (see the top).
         const node::word_t fw = finish(fresh, pool_.load(fresh));
-        return node::marked(fw) ? op_status::exists : op_status::ok;
+        return published(fw) ? op_status::ok : op_status::exists;
       }
     }
   }
@@ -126,11 +138,16 @@ class indexed_seq_ref {
   friend class indexed_seq;
   // Pending: linked (or about to be) and not yet published or failed.
   STM_HD static bool pending(node::word_t w) { return node::flag(w) && !node::marked(w); }
+  // A finished node's word: its insertion took effect (flag cleared when its
+  // value was published; a later remove marks it and keeps the flag clear),
+  // or failed (marked with the flag still set). The word never goes back.
+  STM_HD static bool published(node::word_t w) { return !node::flag(w); }
 
   // Finish the insertion of node i (word w): publish its value, then clear the
   // flag (published) or mark the node (the value was already used: the node
   // stays linked, invisible, until reclaim()). Idempotent; any thread may do
-  // it. Returns i's word afterwards (flag clear: ok; marked: exists).
+  // it. Returns a word of i from after the insertion was finished: published()
+  // tells the outcome (it may also be marked by a later remove).
   STM_HD node::word_t finish(std::uint32_t i, node::word_t w) const {
     while (pending(w)) {
       const bool mine = index_.publish(node::key(w), i) == i;

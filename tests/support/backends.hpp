@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -48,6 +49,24 @@ class backend_test : public ::testing::Test {
     if (Exec::where == stm::backend::gpu && !stm::gpu_available()) GTEST_SKIP() << no_device_reason;
   }
 };
+
+#if STM_PERTURB
+/// Schedule-perturbation builds (stm/detail/perturb.hpp): say what the
+/// environment asked for, and hand it to this program's device copy.
+class perturb_environment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const auto& c = stm::platform::perturb::host_config();
+    std::printf("[ perturb  ] rate %.4f, seed %llu, delays up to %u ns (STM_PERTURB_RATE, _SEED, _MAX_NS)\n",
+                c.threshold / 4294967296.0, static_cast<unsigned long long>(c.seed), c.max_ns);
+#if defined(__CUDACC__)
+    if (stm::gpu_available()) STM_CUDA_CHECK(stm::platform::perturb::configure_device());
+#endif
+  }
+};
+inline ::testing::Environment* const perturb_environment_registered =
+    ::testing::AddGlobalTestEnvironment(new perturb_environment);
+#endif
 
 /// Threads for "heavy concurrency" tests: full occupancy on the GPU, a few
 /// dozen OS threads on the CPU (TSan has a thread limit).

@@ -1,0 +1,79 @@
+// tests/support/reliability.hpp - how many histories each linearizability
+// test checked, in which mode, and how many failed: the input of
+// results/reliability.jsonl.
+//
+//   stm_test::history_count count("indexed_seq", Exec::where);
+//   for (std::uint32_t r = 0; r < count.rounds(150); ++r) {
+//     one_history(...);
+//     if (!count.checked()) return;   // a failure ends the loop
+//   }                                 // (an ASSERT that returns early counts too)
+//
+// rounds(n) is n, or the value of STM_LIN_HISTORIES when it is set (runs of
+// 100,000 histories without rebuilding). When the object goes out of scope it
+// prints one line
+//   [ reliability ] {"container":..., "backend":..., "mode":"natural"|"perturbed",
+//                    "histories":N, "violations":V, "device":...}
+// and appends the same object to the file named by STM_RELIABILITY_OUT, if
+// set; tools/reliability_rows.sh adds the commit and sums the lines up.
+// violations counts the histories that failed (the loop stops at the first).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "stm/backend.hpp"
+
+namespace stm_test {
+
+class history_count {
+ public:
+  history_count(std::string container, stm::backend where) : container_(std::move(container)), where_(where) {}
+  history_count(const history_count&) = delete;
+  history_count& operator=(const history_count&) = delete;
+
+  /// The number of histories to run: n, or STM_LIN_HISTORIES.
+  static std::uint32_t rounds(std::uint32_t n) {
+    if (const char* e = std::getenv("STM_LIN_HISTORIES")) {
+      const unsigned long v = std::strtoul(e, nullptr, 10);
+      if (v > 0 && v < 100000000ul) return static_cast<std::uint32_t>(v);
+    }
+    return n;
+  }
+
+  /// Count one history just checked; false when it failed (stop then).
+  bool checked() {
+    ++histories_;
+    if (::testing::Test::HasFailure()) {
+      ++violations_;
+      return false;
+    }
+    return true;
+  }
+
+  ~history_count() {
+    if (::testing::Test::IsSkipped()) return;
+    if (::testing::Test::HasFailure() && violations_ == 0) {  // an ASSERT left the loop before checked()
+      ++histories_;
+      ++violations_;
+    }
+    std::ostringstream o;
+    o << "{\"container\":\"" << container_ << "\",\"backend\":\"" << stm::to_string(where_) << "\",\"mode\":\""
+      << (STM_PERTURB ? "perturbed" : "natural") << "\",\"histories\":" << histories_
+      << ",\"violations\":" << violations_ << ",\"device\":\"" << stm::device_name(where_) << "\"}";
+    std::cout << "[ reliability ] " << o.str() << "\n";
+    if (const char* f = std::getenv("STM_RELIABILITY_OUT")) std::ofstream(f, std::ios::app) << o.str() << "\n";
+  }
+
+ private:
+  std::string container_;
+  stm::backend where_;
+  std::uint64_t histories_ = 0, violations_ = 0;
+};
+
+}  // namespace stm_test
