@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # tools/check.sh - the test command: install what is missing, build, and run
-# every test: the CPU backend, a ThreadSanitizer build of the CPU tests, and the
-# GPU backend when a device is present (GPU tests skip, with the reason, when
-# there is none).
+# every test: the CPU backend, a ThreadSanitizer build of the CPU tests, a
+# schedule-perturbation build of the CPU linearizability, container and bank
+# tests, and the GPU backend when a device is present (GPU tests skip, with the
+# reason, when there is none).
 #
-#   tools/check.sh            # everything
-#   tools/check.sh --no-tsan  # skip the sanitized build (faster local loops)
+#   tools/check.sh               # everything
+#   tools/check.sh --no-tsan     # skip the sanitized build (faster local loops)
+#   tools/check.sh --no-perturb  # skip the perturbation build
+#   tools/check.sh --perturb-only  # only the perturbation build (a few minutes on 2 cores)
+# The perturbation build honours STM_PERTURB_RATE, STM_PERTURB_SEED and
+# STM_PERTURB_MAX_NS (stm/detail/perturb.hpp; defaults 0.05, 1, 2000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tsan=1
+tsan=1; perturb=1; main=1
 for a in "$@"; do
   case "$a" in
     --no-tsan) tsan=0 ;;
-    *) echo "check.sh: unknown option '$a' (known: --no-tsan)" >&2; exit 2 ;;
+    --no-perturb) perturb=0 ;;
+    --perturb-only) tsan=0; main=0 ;;
+    *) echo "check.sh: unknown option '$a' (known: --no-tsan, --no-perturb, --perturb-only)" >&2; exit 2 ;;
   esac
 done
 
@@ -21,11 +28,13 @@ bash tools/setup.sh
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-echo "== build (GPU backend when nvcc is present) =="
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$jobs"
-echo "== tests =="
-ctest --test-dir build --output-on-failure -j "$jobs"
+if [ "$main" = 1 ]; then
+  echo "== build (GPU backend when nvcc is present) =="
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build build -j "$jobs"
+  echo "== tests =="
+  ctest --test-dir build --output-on-failure -j "$jobs"
+fi
 
 if [ "$tsan" = 1 ]; then
   echo "== ThreadSanitizer build of the CPU tests =="
@@ -35,5 +44,24 @@ if [ "$tsan" = 1 ]; then
   run=()
   if command -v setarch >/dev/null 2>&1 && setarch "$(uname -m)" -R true 2>/dev/null; then run=(setarch "$(uname -m)" -R); fi
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "${run[@]}" ctest --test-dir build-tsan --output-on-failure -j "$jobs"
+fi
+if [ "$perturb" = 1 ]; then
+  # Every atomic of the library delays its thread at random (a yield, or now
+  # and then a short sleep): interleavings that natural runs almost never
+  # produce. The linearizability tests check 200 histories per container here.
+  echo "== schedule-perturbation build (STM_PERTURB) of the CPU linearizability, container and bank tests =="
+  programs="list_lin_tests_cpu list_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu bank_tests_cpu"
+  cmake -S . -B build-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTM_ENABLE_CUDA=OFF -DSTM_PERTURB=ON
+  # shellcheck disable=SC2086
+  cmake --build build-perturb -j "$jobs" --target $programs
+  raw=build-perturb/reliability_raw.jsonl
+  : > "$raw"
+  for p in $programs; do
+    exe=$(find build-perturb/tests -type f -name "$p" | head -1)
+    echo "-- $p (perturbed)"
+    STM_PERTURB_RATE="${STM_PERTURB_RATE:-0.05}" STM_PERTURB_SEED="${STM_PERTURB_SEED:-1}" \
+      STM_LIN_HISTORIES="${STM_LIN_HISTORIES:-500}" STM_RELIABILITY_OUT="$raw" timeout 600 "$exe" --gtest_brief=1
+  done
+  command -v python3 >/dev/null && python3 tools/reliability_rows.py "$raw"
 fi
 echo "check.sh: all tests passed"

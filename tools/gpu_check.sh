@@ -1,30 +1,56 @@
 #!/usr/bin/env bash
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--cpu-tests] [--only=NAME]
-#                            [--skip=NAME,...] [--sanitize=NAME,...] [--deadline=SECONDS] [--prebuilt=DIR]
-#                            [--suite-limit=SECONDS]
+#                            [--skip=NAME,...] [--sanitize=NAME,...] [--tools=T,...] [--deadline=SECONDS]
+#                            [--prebuilt=DIR] [--suite-limit=SECONDS] [--test-limit=SECONDS]
+#                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
+#                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
 #   --skip=A,B        no suite whose name contains A or B
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
+#   --tools=T,...     compute-sanitizer tools (default memcheck,racecheck,synccheck,initcheck)
+#   --sanitizer-limit=S  cut one program under one tool after S seconds (default 600)
+#   --sanitizer-jobs=N   programs under the sanitizer at once (default 4)
 #   --deadline=S      start no suite later than S seconds after the script started
 #   --suite-limit=S   cut a suite after S seconds (default 300)
+#   --test-limit=S    cut a test program after S seconds (default 300; raise it with --lin-histories)
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
 #                     DIR/tests/*): falls back to building here when they do not run on this machine
+#   --perturb         also build the schedule-perturbation programs (-DSTM_PERTURB=ON: the
+#                     linearizability, container and bank tests, in build-gpu-perturb) and run them
+#                     with STM_PERTURB_RATE (--perturb-rate, default 0.05) and STM_PERTURB_SEED
+#                     (--perturb-seed, default 1)
+#   --lin-histories=N every linearizability test checks N histories (STM_LIN_HISTORIES), in the
+#                     plain and the perturbed runs
 #
 # On a machine with an NVIDIA GPU (H100/H200): build, run the whole test suite
-# with the GPU instances live, run compute-sanitizer (memcheck, racecheck) on
-# the GPU tests, then the benchmarks of tools/gpu_suites/*.sh. Writes:
+# with the GPU instances live, run compute-sanitizer (memcheck, racecheck,
+# synccheck, initcheck) on the GPU tests, then the benchmarks of
+# tools/gpu_suites/*.sh. Writes:
 #   OUT_DIR/gpu_check.log   everything printed
-#   OUT_DIR/results.tgz     the JSON-lines result files (input of tools/bench_report.py)
-#   OUT_DIR/summary.txt     the closing summary
+#   OUT_DIR/results.tgz     the JSON-lines result files (input of tools/bench_report.py), with
+#                           reliability.jsonl: histories checked per container, backend and mode
+#                           (tools/reliability_rows.py; merge it into results/reliability.jsonl)
+#   OUT_DIR/summary.txt     the closing summary: per sanitized program and tool, the tests run
+#                           and the errors found
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
 shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
+TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
+PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""
 for a in "$@"; do
   case "$a" in
+    --tools=*) TOOLS="${a#--tools=}" ;;
+    --sanitizer-limit=*) SANITIZER_LIMIT="${a#--sanitizer-limit=}" ;;
+    --sanitizer-jobs=*) SANITIZER_JOBS="${a#--sanitizer-jobs=}" ;;
+    --test-limit=*) TEST_LIMIT="${a#--test-limit=}" ;;
+    --perturb) PERTURB=1 ;;
+    --perturb-rate=*) PERTURB=1; PERTURB_RATE="${a#--perturb-rate=}" ;;
+    --perturb-seed=*) PERTURB=1; PERTURB_SEED="${a#--perturb-seed=}" ;;
+    --lin-histories=*) LIN_HISTORIES="${a#--lin-histories=}" ;;
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
@@ -39,7 +65,16 @@ for a in "$@"; do
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
-[[ "$SUITE_LIMIT" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --suite-limit takes whole seconds, got '$SUITE_LIMIT'" >&2; exit 2; }
+for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS TEST_LIMIT; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --$(echo "$v" | tr 'A-Z_' 'a-z-') takes a whole number, got '${!v}'" >&2; exit 2; }
+done
+[ -z "$LIN_HISTORIES" ] || [[ "$LIN_HISTORIES" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_check.sh: --lin-histories takes a positive count, got '$LIN_HISTORIES'" >&2; exit 2; }
+[[ "$PERTURB_RATE" =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || { echo "gpu_check.sh: --perturb-rate takes a probability in [0, 1], got '$PERTURB_RATE'" >&2; exit 2; }
+[[ "$PERTURB_SEED" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --perturb-seed takes a whole number, got '$PERTURB_SEED'" >&2; exit 2; }
+for t in ${TOOLS//,/ }; do
+  case "$t" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "gpu_check.sh: unknown compute-sanitizer tool '$t' (known: memcheck, racecheck, synccheck, initcheck)" >&2; exit 2 ;; esac
+done
+[ -n "$LIN_HISTORIES" ] && export STM_LIN_HISTORIES="$LIN_HISTORIES"
 mkdir -p "$OUT"
 RESULTS="$(mktemp -d)"
 export QUICK RESULTS
@@ -65,18 +100,29 @@ fi
 BENCH="${BIN:-$PWD/build-gpu}/stm_bench"
 export BENCH
 
-# compute-sanitizer on one GPU test program; the full-occupancy repetitions take
-# minutes under it, and the same code paths run in the smaller tests, whose
-# launches shrink under STM_TEST_REDUCED (tests/support/backends.hpp).
+# compute-sanitizer: one GPU test program under one tool. The full-occupancy
+# repetitions take minutes under it, and the same code paths run in the smaller
+# tests, whose launches shrink under STM_TEST_REDUCED (tests/support/backends.hpp).
+# Prints one line: tool, program, tests run, errors (racecheck: also hazards).
 sanitize() {
-  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log"
-  STM_TEST_REDUCED=1 timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$exe" \
-    --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
-  case $? in
-    0) echo "compute-sanitizer $tool $(basename "$exe"): clean ($(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$log"))" ;;
-    124) echo "compute-sanitizer $tool $(basename "$exe"): NOT FINISHED in 150 s ($(grep -c '^\[       OK' "$log") tests passed under it, errors so far: $(grep -c '^========= Invalid\|^========= Race\|hazard' "$log"))" ;;
-    *) echo "compute-sanitizer $tool $(basename "$exe"): FAILED"; tail -30 "$log" ;;
+  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc
+  t0=$(date +%s)
+  STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+    "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
+  rc=$?
+  local ran errors hazards verdict
+  ran=$(grep -c '^\[       OK \]\|^\[  FAILED  \] .*(' "$log")
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
+  hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -1 | grep -o '[0-9]* hazard' | grep -o '[0-9]*')
+  [ -n "$errors" ] || errors=$(grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)' "$log")
+  case $rc in
+    0) verdict="clean" ;;
+    124) verdict="NOT FINISHED in $SANITIZER_LIMIT s" ;;
+    99) verdict="ERRORS" ;;
+    *) verdict="FAILED (exit $rc)" ;;
   esac
+  echo "compute-sanitizer $tool $(basename "$exe"): $ran tests run, $errors errors${hazards:+, $hazards hazards}, $(( $(date +%s) - t0 )) s: $verdict"
+  [ "$rc" = 0 ] || [ "$rc" = 124 ] || tail -30 "$log" | sed 's/^/    /'
 }
 sanitized() {  # is this program selected for the sanitizer?
   local exe="$1"
@@ -95,17 +141,18 @@ if [ "$TESTS" = 1 ]; then
   : > "$RESULTS/sanitizer.txt"
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
     # The whole sanitizer phase is bounded too; a program it did not reach is reported.
-    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY
-      timeout 300 bash -c 'for exe in $1; do sanitized "$exe" || continue
-        for tool in memcheck racecheck; do sanitize "$exe" $tool; done; done' _ "$gpu_exes" > "$RESULTS/sanitizer.txt" 2>&1
-      [ $? = 124 ] && echo "compute-sanitizer: phase cut at 300 s; see the lines above for what ran" >> "$RESULTS/sanitizer.txt" ) &
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT
+      for exe in $gpu_exes; do sanitized "$exe" || continue
+        for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
+        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' > "$RESULTS/sanitizer.txt" 2>&1 ) &
     sanitizer_pid=$!
   fi
   # Every test program, three at a time, each bounded (300 s); each writes its own log.
   : > "$RESULTS/test_status.txt"
   printf '%s\n' $exes | xargs -P 3 -I{} bash -c \
-    'log="$2/test_$(basename "$1").log"; timeout 300 "$1" > "$log" 2>&1; echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
-    _ {} "$RESULTS"
+    'log="$2/test_$(basename "$1").log"; STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
+     echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
+    _ {} "$RESULTS" "$TEST_LIMIT"
   failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
   passed=$(cat "$RESULTS"/test_*.log | grep -c '^\[       OK \]')
   skipped=$(cat "$RESULTS"/test_*.log | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
@@ -120,10 +167,42 @@ if [ "$TESTS" = 1 ]; then
   if [ -n "${sanitizer_pid:-}" ]; then
     wait "$sanitizer_pid"
     while read -r line; do case "$line" in compute-sanitizer*) note "$line" ;; esac; done < "$RESULTS/sanitizer.txt"
-    grep -q "FAILED\|NOT FINISHED" "$RESULTS/sanitizer.txt" && status=1
+    grep -q "FAILED\|NOT FINISHED\|ERRORS" "$RESULTS/sanitizer.txt" && status=1
   fi
   tar czf "$OUT/results.tgz" -C "$RESULTS" .
 fi
+
+# The schedule-perturbation programs (stm/detail/perturb.hpp): the same tests,
+# every atomic of the library delaying its lane at random.
+if [ "$PERTURB" = 1 ]; then
+  t1=$(date +%s)
+  ptargets="list_lin_tests_gpu list_tests_gpu stack_lin_tests_gpu stack_tests_gpu queue_tests_gpu bank_tests_gpu"
+  if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_PERTURB=ON >/dev/null &&
+     cmake --build build-gpu-perturb -j "$(nproc)" --target $ptargets; then
+    : > "$RESULTS/perturb_status.txt"
+    for t in $ptargets; do find build-gpu-perturb/tests -type f -name "$t"; done |
+      xargs -P 3 -I{} bash -c \
+      'log="$2/perturb_$(basename "$1").log"
+       STM_PERTURB_RATE="$4" STM_PERTURB_SEED="$5" STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
+       echo "$? $(basename "$1")" >> "$2/perturb_status.txt"' _ {} "$RESULTS" "$TEST_LIMIT" "$PERTURB_RATE" "$PERTURB_SEED"
+    pfailed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/perturb_status.txt")
+    ppassed=$(cat "$RESULTS"/perturb_*.log | grep -c '^\[       OK \]')
+    if [ -z "$pfailed" ]; then
+      note "perturbed tests (rate $PERTURB_RATE, seed $PERTURB_SEED): all $(wc -l < "$RESULTS/perturb_status.txt") programs passed: $ppassed tests ($(( $(date +%s) - t1 )) s)"
+    else
+      status=1
+      note "perturbed tests (rate $PERTURB_RATE, seed $PERTURB_SEED): FAILED programs: $(echo $pfailed) ($ppassed passed)"
+      grep -h -A12 'Failure$\|^\[  FAILED  \] .*(' "$RESULTS"/perturb_*.log | head -100
+    fi
+  else
+    status=1; note "perturbed build: FAILED"
+  fi
+fi
+if [ -s "$RESULTS/reliability_raw.jsonl" ] && command -v python3 >/dev/null; then
+  python3 tools/reliability_rows.py "$RESULTS/reliability_raw.jsonl" --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    > "$RESULTS/reliability.jsonl" && while read -r line; do note "reliability: $line"; done < "$RESULTS/reliability.jsonl"
+fi
+[ "$TESTS" = 1 ] || [ "$PERTURB" = 1 ] && tar czf "$OUT/results.tgz" -C "$RESULTS" .
 
 if [ "$BENCHMARKS" = 1 ]; then
   for suite in tools/gpu_suites/*.sh; do

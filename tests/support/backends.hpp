@@ -68,19 +68,29 @@ inline ::testing::Environment* const perturb_environment_registered =
     ::testing::AddGlobalTestEnvironment(new perturb_environment);
 #endif
 
-/// Threads for "heavy concurrency" tests: full occupancy on the GPU, a few
-/// dozen OS threads on the CPU (TSan has a thread limit).
-template <class Exec>
-std::uint32_t many_threads() {
-  return Exec::where == stm::backend::gpu ? stm::full_occupancy(stm::backend::gpu) : 48u;
+/// True when STM_TEST_REDUCED is set: tools/gpu_check.sh sets it under
+/// compute-sanitizer, which checks every access whatever the size and runs
+/// kernels 10 to 1000 times slower.
+inline bool reduced_run() {
+  static const bool reduced = std::getenv("STM_TEST_REDUCED") != nullptr;
+  return reduced;
 }
 
-/// A GPU test's launch size: n, or n / 8 (at least 256) when STM_TEST_REDUCED
-/// is set. tools/gpu_check.sh sets it under compute-sanitizer, which checks
-/// every access whatever the size and runs kernels ~100 times slower.
+/// A GPU test's launch size: n, or n / 8 (at least 256) in a reduced run.
 inline std::uint32_t gpu_threads(std::uint32_t n) {
-  static const bool reduced = std::getenv("STM_TEST_REDUCED") != nullptr;
-  return reduced ? std::max(n / 8, std::min(n, 256u)) : n;
+  return reduced_run() ? std::max(n / 8, std::min(n, 256u)) : n;
+}
+
+/// A size that must shrink further in a reduced run (work that grows with the
+/// launch: commits serialized on one word, full-occupancy mixes): n, or
+/// `reduced`, which still spans several warps and blocks.
+inline std::uint32_t reduced_size(std::uint32_t n, std::uint32_t reduced) { return reduced_run() ? reduced : n; }
+
+/// Threads for "heavy concurrency" tests: full occupancy on the GPU (2,048 in
+/// a reduced run), a few dozen OS threads on the CPU (TSan has a thread limit).
+template <class Exec>
+std::uint32_t many_threads() {
+  return Exec::where == stm::backend::gpu ? reduced_size(stm::full_occupancy(stm::backend::gpu), 2048u) : 48u;
 }
 
 }  // namespace stm_test
