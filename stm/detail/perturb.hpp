@@ -33,13 +33,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-
-#if !defined(__CUDA_ARCH__)
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
-#endif
 
 namespace stm::platform::perturb {
 
@@ -80,7 +77,8 @@ inline config from_environment() {
   return c;
 }
 
-#if !defined(__CUDA_ARCH__)
+// Host side (plain host functions: nvcc's device pass parses them, never
+// compiles them for the device).
 /// The host's settings (the environment's, read at the first use).
 inline const config& host_config() {
   static const config c = from_environment();
@@ -123,7 +121,6 @@ inline void host_point(point p, const void* addr, std::size_t size) {
   if ((r >> 32) % 8 != 0) std::this_thread::yield();
   else std::this_thread::sleep_for(std::chrono::nanoseconds(1 + (r >> 35) % c.max_ns));
 }
-#endif
 
 #if defined(__CUDACC__)
 // This translation unit's device copy of the settings.
