@@ -9,6 +9,7 @@ $STM_RELIABILITY_OUT (tests/support/reliability.hpp). This script sums them:
                                                                 # replace the rows of the same
                                                                 # container, backend, mode and device
   tools/reliability_rows.py --table results/reliability.jsonl  # the README's markdown table
+                                                                # (a line per container)
 
 Row keys: container, backend, mode (natural | perturbed), histories, violations,
 device, commit (and perturb_rate when the raw lines carry it).
@@ -53,12 +54,20 @@ def summed(rows, commit):
 
 
 def table(rows):
-    lines = ["| container | backend | mode | histories | violations | device | commit |",
-             "| --- | --- | --- | ---: | ---: | --- | --- |"]
-    for r in sorted(rows, key=lambda r: (r["container"], r["backend"], r["mode"])):
-        lines.append(f"| {r['container']} | {r['backend']} | {r['mode']} | {r['histories']:,} | {r['violations']} | "
-                     f"{r['device']} | {r.get('commit', '')} |")
-    return "\n".join(lines)
+    """One line per container, one column per backend and mode: histories / violations."""
+    cols = sorted({(r["backend"], r["mode"]) for r in rows})
+    cells = {}
+    for r in rows:
+        k = (r["container"], r["backend"], r["mode"])
+        h, v = cells.get(k, (0, 0))
+        cells[k] = (h + int(r["histories"]), v + int(r["violations"]))
+    lines = ["| container | " + " | ".join(f"{b} {m}" for b, m in cols) + " |",
+             "| --- |" + " ---: |" * len(cols)]
+    for c in sorted({r["container"] for r in rows}):
+        row = [f"{cells[(c, b, m)][0]:,} / {cells[(c, b, m)][1]}" if (c, b, m) in cells else "" for b, m in cols]
+        lines.append(f"| {c} | " + " | ".join(row) + " |")
+    where = sorted({f"{r['backend']} {r['mode']}: {r['device']} at {r.get('commit', '?')}" for r in rows})
+    return "\n".join(lines) + "\n\nHistories checked / violations. " + "; ".join(where) + "."
 
 
 def main():
