@@ -5,6 +5,7 @@
 // one interleaving exactly, every run.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -48,9 +49,11 @@ struct stop_before_reading_pending {
     self.cv.notify_all();
     self.cv.wait(lock, [&] { return self.released; });
   }
-  void wait_stopped() {
+  // False when the thread did not stop within 10 s (the interleaving was not
+  // reached: the code no longer reads its pending node, or reads it otherwise).
+  bool wait_stopped() {
     std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return stopped; });
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return stopped; });
   }
   void release() {
     std::lock_guard<std::mutex> lock(m);
@@ -80,7 +83,11 @@ TEST(IndexedSeqSchedule, HelpedInsertRemovedBeforeTheInserterLooksStillReportsOk
     a = s.insert_after(2, 9);
     perturb::set_thread_hook(nullptr, nullptr);
   });
-  stop.wait_stopped();
+  if (!stop.wait_stopped()) {
+    stop.release();
+    inserter.join();
+    FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
+  }
   EXPECT_FALSE(s.contains(9)) << "9 is linked but not yet published";
   EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // helps: publishes 9 first
   EXPECT_TRUE(s.contains(9));
@@ -115,7 +122,11 @@ TEST(IndexedSeqSchedule, FailedInsertStillReportsExistsWhenTheWinnerIsRemoved) {
     a = s.insert_after(2, 9);
     perturb::set_thread_hook(nullptr, nullptr);
   });
-  stop.wait_stopped();
+  if (!stop.wait_stopped()) {
+    stop.release();
+    inserter.join();
+    FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
+  }
   EXPECT_EQ(s.insert_after(5, 9), op_status::ok);  // this copy of 9 wins the index
   EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // fails A's node while helping
   EXPECT_EQ(s.remove(9), op_status::ok);
