@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/check.sh - the test command: install what is missing, build, and run
 # every test: the CPU backend, a ThreadSanitizer build of the CPU tests, a
-# schedule-perturbation build of the CPU linearizability, container and bank
+# schedule-perturbation build of the CPU linearizability, container, bank and STM
 # tests, and the GPU backend when a device is present (GPU tests skip, with the
 # reason, when there is none).
 #
@@ -48,9 +48,9 @@ fi
 if [ "$perturb" = 1 ]; then
   # Every atomic of the library delays its thread at random (a yield, or now
   # and then a short sleep): interleavings that natural runs almost never
-  # produce. The linearizability tests check 200 histories per container here.
-  echo "== schedule-perturbation build (STM_PERTURB) of the CPU linearizability, container and bank tests =="
-  programs="list_lin_tests_cpu list_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu bank_tests_cpu"
+  # produce. The linearizability tests check 500 histories per container here.
+  echo "== schedule-perturbation build (STM_PERTURB) of the CPU linearizability, container, bank and STM tests =="
+  programs="list_lin_tests_cpu list_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu bank_tests_cpu core_tests_cpu cmp_tests_cpu"
   cmake -S . -B build-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTM_ENABLE_CUDA=OFF -DSTM_PERTURB=ON
   # shellcheck disable=SC2086
   cmake --build build-perturb -j "$jobs" --target $programs

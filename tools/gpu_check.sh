@@ -18,7 +18,7 @@
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
 #                     DIR/tests/*): falls back to building here when they do not run on this machine
 #   --perturb         also build the schedule-perturbation programs (-DSTM_PERTURB=ON: the
-#                     linearizability, container and bank tests, in build-gpu-perturb) and run them
+#                     linearizability, container, bank and STM core tests, in build-gpu-perturb) and run them
 #                     with STM_PERTURB_RATE (--perturb-rate, default 0.05) and STM_PERTURB_SEED
 #                     (--perturb-seed, default 1)
 #   --lin-histories=N every linearizability test checks N histories (STM_LIN_HISTORIES), in the
@@ -176,7 +176,7 @@ fi
 # every atomic of the library delaying its lane at random.
 if [ "$PERTURB" = 1 ]; then
   t1=$(date +%s)
-  ptargets="list_lin_tests_gpu list_tests_gpu stack_lin_tests_gpu stack_tests_gpu queue_tests_gpu bank_tests_gpu"
+  ptargets="list_lin_tests_gpu list_tests_gpu stack_lin_tests_gpu stack_tests_gpu queue_tests_gpu bank_tests_gpu core_tests_gpu cmp_tests_gpu"
   if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_PERTURB=ON >/dev/null &&
      cmake --build build-gpu-perturb -j "$(nproc)" --target $ptargets; then
     : > "$RESULTS/perturb_status.txt"
