@@ -1,0 +1,106 @@
+// stm_bench --workload kmeans: STAMP's k-means (Lloyd's algorithm over integer
+// 2-D points) with a transactional update stage, as in the PR-STM paper's
+// data-parallel evaluation, beside its native (atomic) counterpart.
+//
+//   stm_bench --workload kmeans --points 1000000 --clusters 16 --iterations 5
+//             --threads N|full --hash K --cm NAME --impl tx|tx-aggregated|native|all
+#include "kmeans.hpp"
+
+#include <vector>
+
+#include "bench.hpp"
+#include "cmp/registry.hpp"
+#include "stm/launch.hpp"
+
+namespace bench_kmeans {
+
+km::outcome run_cpu(const km::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+  return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::cpu_exec>(c, m); });
+}
+
+namespace {
+
+struct plan {
+  km::config base;               // variant set per run
+  std::vector<km::impl> impls;   // in the order they run
+};
+
+// The whole mapping of options to the workload's configuration.
+plan make_plan(const bench::options& o) {
+  plan p;
+  km::config& c = p.base;
+  const std::uint64_t points = o.get_u64("points"), clusters = o.get_u64("clusters"), iterations = o.get_u64("iterations");
+  if (points > km::max_points) throw stm::usage_error("--points must be below 2^32, got " + std::to_string(points));
+  if (clusters > km::max_clusters)
+    throw stm::usage_error("--clusters must be between 1 and " + std::to_string(km::max_clusters) + ", got " +
+                           std::to_string(clusters));
+  if (iterations > 1000000) throw stm::usage_error("--iterations must be at most 1000000");
+  c.points = static_cast<std::uint32_t>(points);
+  c.clusters = static_cast<std::uint32_t>(clusters);
+  c.iterations = static_cast<std::uint32_t>(iterations);
+  c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
+  c.hash = o.hash;
+  c.seed = o.seed;
+  const std::string i = o.impl.empty() ? "all" : o.impl;
+  if (i == "all") p.impls = {km::impl::tx, km::impl::tx_aggregated, km::impl::native};
+  else if (i == "tx") p.impls = {km::impl::tx};
+  else if (i == "tx-aggregated") p.impls = {km::impl::tx_aggregated};
+  else if (i == "native") p.impls = {km::impl::native};
+  else throw stm::usage_error("unknown --impl '" + i + "' for workload kmeans (known: tx, tx-aggregated, native, all)");
+  for (km::impl v : p.impls) {
+    c.variant = v;
+    km::check(c);
+  }
+  return p;
+}
+
+void validate(const bench::options& o) {
+  make_plan(o);
+  stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+}
+
+std::vector<bench::result> run(const bench::options& o) {
+  plan p = make_plan(o);
+  std::vector<bench::result> rs;
+  for (km::impl v : p.impls) {
+    km::config c = p.base;
+    c.variant = v;
+    km::outcome out;
+#if STM_WITH_CUDA
+    if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm, o.tune);
+    else
+#endif
+      out = run_cpu(c, o.cm, o.tune);
+    const bool tx = v != km::impl::native;
+    bench::result r = bench::base_result(o, tx ? o.cm : "none", c.threads);
+    r.str("impl", km::name_of(v));
+    r.integer("points", c.points).integer("clusters", c.clusters).integer("iterations", c.iterations);
+    r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
+    r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
+    r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
+    r.aborts(out.stats.aborts);
+    r.num("abort_rate", out.stats.abort_rate());
+    const double it = double(c.iterations), upd = out.update_seconds;
+    r.num("update_seconds", upd).num("assign_seconds", out.assign_seconds);
+    r.num("seconds_per_iteration", out.seconds / it).num("update_seconds_per_iteration", upd / it);
+    r.num("tx_per_second", upd > 0 ? double(out.stats.commits) / upd : 0.0);
+    r.num("points_per_second", upd > 0 ? double(c.points) * it / upd : 0.0);
+    // throughput: committed transactions (points accumulated, for native) per second of the whole run.
+    r.measured(tx ? double(out.stats.commits) : double(c.points) * it, out.seconds, out.verified,
+               std::string(km::name_of(v)) + ": " + out.message);
+    rs.push_back(r);
+  }
+  return rs;
+}
+
+bench::registrar reg({"kmeans",
+                      "STAMP k-means over integer 2-D points: transactional update stage (one transaction per point, "
+                      "or per thread and cluster) beside native atomics (PR-STM paper, section 4.6)",
+                      {{"points", "1000000", "number of 2-D integer points"},
+                       {"clusters", "16", "number of clusters K (at most 64)"},
+                       {"iterations", "5", "assignment + update iterations"}},
+                      validate,
+                      run});
+
+}  // namespace
+}  // namespace bench_kmeans
