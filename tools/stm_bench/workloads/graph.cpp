@@ -86,7 +86,9 @@ const input& input_for(const plan& p) {
 }
 
 void validate(const bench::options& o) {
-  make_plan(o);
+  const plan p = make_plan(o);
+  // A file is input: read (and kept) now, so that a malformed one is refused before any run.
+  if (p.graph != "uniform" && p.graph != "rmat") input_for(p);
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
