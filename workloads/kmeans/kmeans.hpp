@@ -13,8 +13,9 @@
 //                  three words of its cluster's accumulator);
 //   tx_aggregated  each logical thread sums its points per cluster locally and
 //                  commits one transaction per cluster it touched;
-//   native         the same thread-local sums, added with one atomic fetch_add
-//                  per word (thread-aggregated atomics, no STM).
+//   native         the same thread-local sums, summed over the warp and added
+//                  with one atomic fetch_add per word and warp (warp-aggregated
+//                  atomics, no STM).
 // Written once over an execution policy (cpu_exec / gpu_exec) and a contention
 // manager. Logical thread t handles points t, t + threads, ... (coalesced).
 //
@@ -238,21 +239,47 @@ struct update_tx_aggregated_kernel {
   }
 };
 
-/// Update stage without STM: thread-local sums, then three atomic adds per
-/// touched cluster.
+/// Sum of v over the lanes of `mask`, which must all call it (v itself on the
+/// CPU, where a warp is one thread): a butterfly for a whole warp, else every
+/// lane reads every other's value.
+STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
+#if STM_ON_DEVICE
+  if (mask == 0xFFFFFFFFu) {
+    const std::uint32_t lane = stm::platform::lane_id();
+    for (std::uint32_t d = 16; d > 0; d >>= 1) v += stm::platform::shfl(mask, v, lane ^ d);
+    return v;
+  }
+  long long s = 0;
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) s += stm::platform::shfl(mask, v, stm::platform::lowest_bit(rest));
+  return s;
+#else
+  (void)mask;
+  return v;
+#endif
+}
+
+/// Update stage without STM: thread-local sums, summed over the warp, then
+/// three atomic adds per cluster by one lane of the warp (a warp of 32 logical
+/// threads issues as many atomics as one thread). On the CPU, one thread's sums.
 struct update_native_kernel {
   const centre* points;
   const std::int32_t* membership;
   accumulator* acc;
   std::uint32_t n, k, workers;
   STM_HD void operator()(std::uint32_t w) const {
+    // The lanes that entered together (all of a warp but the launch's last);
+    // the _sync shuffles below wait for each other after the divergent gather.
+    const std::uint32_t mask = stm::platform::active_mask();
+    const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
     for (std::uint32_t j = 0; j < k; ++j) {
-      if (!(s.touched >> j & 1)) continue;
-      stm::atomic_ref<long long>(acc[j].count).fetch_add(s.a[j].count, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(acc[j].sx).fetch_add(s.a[j].sx, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(acc[j].sy).fetch_add(s.a[j].sy, stm::memory_order_relaxed);
+      const long long count = warp_sum(mask, s.a[j].count);
+      const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
+      if (!leader || count == 0) continue;
+      stm::atomic_ref<long long>(acc[j].count).fetch_add(count, stm::memory_order_relaxed);
+      stm::atomic_ref<long long>(acc[j].sx).fetch_add(sx, stm::memory_order_relaxed);
+      stm::atomic_ref<long long>(acc[j].sy).fetch_add(sy, stm::memory_order_relaxed);
     }
   }
 };
@@ -272,37 +299,45 @@ inline void check(const config& c) {
   if (c.variant != impl::native) stm::require_priorities(c.threads);
 }
 
-/// The sequential recomputation: STAMP's loop on one host thread. Also counts
-/// the commits a correct run of `c.variant` makes: one per point and iteration
-/// (tx), one per (logical thread, cluster it touched) and iteration
-/// (tx-aggregated; c.threads logical threads), none (native).
-inline state sequential(const config& c, std::uint64_t* commits = nullptr) {
+/// The sequential recomputation, and the commits a correct run makes.
+struct reference {
+  state final;
+  std::uint64_t aggregated_commits = 0;  // tx-aggregated: (logical thread, touched cluster) pairs, all iterations
+};
+
+/// STAMP's loop on one host thread (c.variant does not matter; c.threads
+/// logical threads for the aggregated commit count).
+inline reference sequential(const config& c) {
   check(c);
-  state s;
+  reference r;
+  state& s = r.final;
   std::vector<centre> pts(c.points);
   const point_gen gen{c.seed};
   for (std::uint32_t i = 0; i < c.points; ++i) pts[i] = gen(i);
   s.centres.assign(pts.begin(), pts.begin() + c.clusters);
   s.membership.assign(c.points, 0);
-  const bool per_thread = commits != nullptr && c.variant == impl::tx_aggregated;
-  std::vector<std::uint64_t> touched(per_thread ? (c.threads < c.points ? c.threads : c.points) : 0);
-  std::uint64_t total = 0;
+  std::vector<std::uint64_t> touched(c.threads < c.points ? c.threads : c.points);
   for (std::uint32_t it = 0; it < c.iterations; ++it) {
     s.acc.assign(c.clusters, accumulator{0, 0, 0});
     std::fill(touched.begin(), touched.end(), 0);
-    for (std::uint32_t i = 0; i < c.points; ++i) {
+    for (std::uint32_t i = 0, w = 0; i < c.points; ++i, w = w + 1 == touched.size() ? 0 : w + 1) {
       const std::int32_t m = nearest(pts[i].x, pts[i].y, s.centres.data(), c.clusters);
       s.membership[i] = m;
       s.acc[m].count += 1, s.acc[m].sx += pts[i].x, s.acc[m].sy += pts[i].y;
-      if (per_thread) touched[i % touched.size()] |= std::uint64_t(1) << m;
+      touched[w] |= std::uint64_t(1) << m;
     }
     for (std::uint64_t t : touched)
-      for (; t; t &= t - 1) ++total;
+      for (; t; t &= t - 1) ++r.aggregated_commits;
     for (std::uint32_t j = 0; j < c.clusters; ++j) s.centres[j] = centre_of(s.acc[j], s.centres[j]);
   }
-  if (commits)
-    *commits = c.variant == impl::tx ? std::uint64_t(c.points) * c.iterations : c.variant == impl::native ? 0 : total;
-  return s;
+  return r;
+}
+
+/// Commits a correct run of c.variant makes: one per point and iteration (tx),
+/// one per logical thread, touched cluster and iteration (tx-aggregated), none (native).
+inline std::uint64_t expected_commits(const config& c, const reference& r) {
+  return c.variant == impl::tx ? std::uint64_t(c.points) * c.iterations
+         : c.variant == impl::native ? 0 : r.aggregated_commits;
 }
 
 /// Compares a run's final state with the sequential recomputation, word for
@@ -344,9 +379,10 @@ inline std::string compare(const config& c, const state& ref, const state& got) 
 }
 
 /// Runs the clustering with the update stage `c.variant` (cm: the contention
-/// manager of the transactional variants) and verifies it.
+/// manager of the transactional variants) and verifies it against `ref`
+/// (sequential(c); computed here when null).
 template <class Exec, class CM>
-outcome run(const config& c, const CM& cm) {
+outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
   check(c);
   const stm::backend where = Exec::where;
   outcome out;
@@ -398,7 +434,10 @@ outcome run(const config& c, const CM& cm) {
   out.result.acc = acc.to_vector();
   out.result.centres = centres.to_vector();
   for (std::uint32_t w : locks.snapshot()) out.locks_free &= stm::lock_word::is_free(w);
-  const std::string diff = compare(c, sequential(c, &out.expected_commits), out.result);
+  const reference own = ref ? reference{} : sequential(c);
+  const reference& r = ref ? *ref : own;
+  out.expected_commits = expected_commits(c, r);
+  const std::string diff = compare(c, r.final, out.result);
   const bool commits_ok = out.stats.commits == out.expected_commits;
   out.verified = diff.empty() && commits_ok && out.locks_free;
   out.message = std::string(diff.empty() ? "memberships, accumulators and centres equal the sequential recomputation"

@@ -6,6 +6,8 @@
 //             --threads N|full --hash K --cm NAME --impl tx|tx-aggregated|native|all
 #include "kmeans.hpp"
 
+#include <memory>
+#include <tuple>
 #include <vector>
 
 #include "bench.hpp"
@@ -14,8 +16,8 @@
 
 namespace bench_kmeans {
 
-km::outcome run_cpu(const km::config& c, const std::string& cm, const stm::cm::tuning& tune) {
-  return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::cpu_exec>(c, m); });
+km::outcome run_cpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune) {
+  return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::cpu_exec>(c, m, &ref); });
 }
 
 namespace {
@@ -54,6 +56,22 @@ plan make_plan(const bench::options& o) {
   return p;
 }
 
+// The sequential reference of the last plan, kept across the repeats of one
+// invocation and the sweep points that do not change it (it depends on the
+// points, clusters, iterations, seed and, for the aggregated commit count, threads).
+const km::reference& reference_for(const km::config& c) {
+  using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
+  static key_t key;
+  static std::unique_ptr<km::reference> cached;
+  const key_t k{c.points, c.clusters, c.iterations, c.threads, c.seed};
+  if (!cached || k != key) {
+    cached.reset();
+    cached = std::make_unique<km::reference>(km::sequential(c));
+    key = k;
+  }
+  return *cached;
+}
+
 void validate(const bench::options& o) {
   make_plan(o);
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
@@ -61,16 +79,17 @@ void validate(const bench::options& o) {
 
 std::vector<bench::result> run(const bench::options& o) {
   plan p = make_plan(o);
+  const km::reference& ref = reference_for(p.base);
   std::vector<bench::result> rs;
   for (km::impl v : p.impls) {
     km::config c = p.base;
     c.variant = v;
     km::outcome out;
 #if STM_WITH_CUDA
-    if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm, o.tune);
+    if (o.backend == stm::backend::gpu) out = run_gpu(c, ref, o.cm, o.tune);
     else
 #endif
-      out = run_cpu(c, o.cm, o.tune);
+      out = run_cpu(c, ref, o.cm, o.tune);
     const bool tx = v != km::impl::native;
     bench::result r = bench::base_result(o, tx ? o.cm : "none", c.threads);
     r.str("impl", km::name_of(v));

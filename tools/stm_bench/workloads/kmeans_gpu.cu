@@ -5,7 +5,7 @@
 #include "stm/launch.cuh"
 
 namespace bench_kmeans {
-km::outcome run_gpu(const km::config& c, const std::string& cm, const stm::cm::tuning& tune) {
-  return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::gpu_exec>(c, m); });
+km::outcome run_gpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune) {
+  return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::gpu_exec>(c, m, &ref); });
 }
 }  // namespace bench_kmeans
