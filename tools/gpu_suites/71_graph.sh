@@ -1,5 +1,5 @@
-# Minimum-value propagation over a directed CSR graph (PR-STM paper, section
-# 4.7, Fig. 13): 1,000,000 vertices, values uniform in 1-10,000. The paper's
+# Minimum-value propagation over a directed CSR graph (PR-STM paper, sections
+# 4.8-4.9, Fig. 13): 1,000,000 vertices, values uniform in 1-10,000. The paper's
 # graph (10,000,000 uniform edges: nearly every vertex ends at the global
 # minimum), a sparse one (700,000 edges: many components survive, so a wrong
 # minimum cannot hide) and an R-MAT one (hubs: contended). Every invocation runs

@@ -134,7 +134,7 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"graph",
                       "minimum-value propagation over a directed CSR graph: transactional (one transaction per vertex "
-                      "and chunk of neighbours) beside native atomic fetch_min (PR-STM paper, section 4.7)",
+                      "and chunk of neighbours) beside native atomic fetch_min (PR-STM paper, sections 4.8-4.9)",
                       {{"vertices", "1000000", "vertices of a generated graph"},
                        {"edges", "10000000", "directed edges of a generated graph"},
                        {"graph", "uniform", "uniform | rmat (R-MAT, power-law) | FILE (edge list 'u v', 0-based, or Matrix Market)"},

@@ -115,7 +115,7 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"kmeans",
                       "STAMP k-means over integer 2-D points: transactional update stage (one transaction per point, "
-                      "or per thread and cluster) beside native atomics (PR-STM paper, section 4.6)",
+                      "or per thread and cluster) beside native atomics (PR-STM paper, sections 4.6-4.7)",
                       {{"points", "1000000", "number of 2-D integer points"},
                        {"clusters", "16", "number of clusters K (at most 64)"},
                        {"iterations", "5", "assignment + update iterations"}},
