@@ -11,8 +11,9 @@
 // The update stage comes in three implementations (`impl`):
 //   tx             STAMP's: one transaction per point (reads and writes the
 //                  three words of its cluster's accumulator);
-//   tx_aggregated  each logical thread sums its points per cluster locally and
-//                  commits one transaction per cluster it touched;
+//   tx_aggregated  each logical thread sums its points per cluster locally, the
+//                  warp sums its threads' sums, and one lane commits one
+//                  transaction per cluster the warp touched;
 //   native         the same thread-local sums, summed over the warp and added
 //                  with one atomic fetch_add per word and warp (warp-aggregated
 //                  atomics, no STM).
@@ -162,7 +163,6 @@ struct centre_kernel {
 /// Thread-local sums over points w, w + workers, ... (the aggregated variants).
 struct local_sums {
   accumulator a[max_clusters];
-  std::uint64_t touched = 0;  // bit j: cluster j has points here
   STM_HD void gather(const centre* points, const std::int32_t* membership, std::uint32_t n, std::uint32_t w,
                      std::uint32_t workers, std::uint32_t k) {
     for (std::uint32_t j = 0; j < k; ++j) a[j] = accumulator{0, 0, 0};
@@ -171,10 +171,43 @@ struct local_sums {
       a[m].count += 1;
       a[m].sx += points[i].x;
       a[m].sy += points[i].y;
-      touched |= std::uint64_t(1) << m;
     }
   }
 };
+
+/// The lanes of w's warp that run this launch: logical threads are numbered
+/// lane by lane and blocks hold whole warps (stm::launch_gpu), so the warp of w
+/// holds ids w - lane .. w - lane + 31, those below `workers` live. One thread
+/// on the CPU.
+STM_HD inline std::uint32_t launch_warp_mask(std::uint32_t w, std::uint32_t workers) {
+#if STM_ON_DEVICE
+  const std::uint32_t live = workers - (w - stm::platform::lane_id());
+  return live >= 32 ? 0xFFFFFFFFu : (1u << live) - 1;
+#else
+  (void)w;
+  (void)workers;
+  return 1u;
+#endif
+}
+
+/// Sum of v over the lanes of `mask`, which must all call it (v itself on the
+/// CPU, where a warp is one thread): a butterfly for a whole warp, else every
+/// lane reads every other's value.
+STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
+#if STM_ON_DEVICE
+  if (mask == 0xFFFFFFFFu) {
+    const std::uint32_t lane = stm::platform::lane_id();
+    for (std::uint32_t d = 16; d > 0; d >>= 1) v += stm::platform::shfl(mask, v, lane ^ d);
+    return v;
+  }
+  long long s = 0;
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) s += stm::platform::shfl(mask, v, stm::platform::lowest_bit(rest));
+  return s;
+#else
+  (void)mask;
+  return v;
+#endif
+}
 
 /// Update stage, STAMP's transaction: one per point. Opaque = false: the body
 /// only adds, a stale value can never make it misbehave, and commit-time
@@ -207,7 +240,9 @@ struct update_tx_kernel {
   }
 };
 
-/// Update stage, one transaction per cluster a thread touched.
+/// Update stage, one transaction per cluster a warp touched: the thread-local
+/// sums, summed over the warp, committed by one lane (a warp of 32 logical
+/// threads commits as often as one thread). On the CPU, per thread.
 template <class CM>
 struct update_tx_aggregated_kernel {
   CM cm;
@@ -218,13 +253,21 @@ struct update_tx_aggregated_kernel {
   accumulator* acc;
   std::uint32_t n, k, workers;
   STM_HD void operator()(std::uint32_t w) const {
+    const std::uint32_t mask = launch_warp_mask(w, workers);
+    const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
+    for (std::uint32_t j = 0; j < k; ++j) {
+      s.a[j].count = warp_sum(mask, s.a[j].count);
+      s.a[j].sx = warp_sum(mask, s.a[j].sx);
+      s.a[j].sy = warp_sum(mask, s.a[j].sy);
+    }
+    if (!leader) return;
     stm::transaction<CM, stm::tx_config<3, 3, false>> tx(locks, w, cm);
     for (std::uint32_t j = 0; j < k; ++j) {
-      if (!(s.touched >> j & 1)) continue;
-      accumulator& a = acc[j];
       const accumulator d = s.a[j];
+      if (d.count == 0) continue;
+      accumulator& a = acc[j];
       TX_BEGIN(tx) {
         const long long c = TX_READ(tx, &a.count);
         const long long sx = TX_READ(tx, &a.sx);
@@ -239,25 +282,6 @@ struct update_tx_aggregated_kernel {
   }
 };
 
-/// Sum of v over the lanes of `mask`, which must all call it (v itself on the
-/// CPU, where a warp is one thread): a butterfly for a whole warp, else every
-/// lane reads every other's value.
-STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
-#if STM_ON_DEVICE
-  if (mask == 0xFFFFFFFFu) {
-    const std::uint32_t lane = stm::platform::lane_id();
-    for (std::uint32_t d = 16; d > 0; d >>= 1) v += stm::platform::shfl(mask, v, lane ^ d);
-    return v;
-  }
-  long long s = 0;
-  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) s += stm::platform::shfl(mask, v, stm::platform::lowest_bit(rest));
-  return s;
-#else
-  (void)mask;
-  return v;
-#endif
-}
-
 /// Update stage without STM: thread-local sums, summed over the warp, then
 /// three atomic adds per cluster by one lane of the warp (a warp of 32 logical
 /// threads issues as many atomics as one thread). On the CPU, one thread's sums.
@@ -267,9 +291,9 @@ struct update_native_kernel {
   accumulator* acc;
   std::uint32_t n, k, workers;
   STM_HD void operator()(std::uint32_t w) const {
-    // The lanes that entered together (all of a warp but the launch's last);
-    // the _sync shuffles below wait for each other after the divergent gather.
-    const std::uint32_t mask = stm::platform::active_mask();
+    // Every lane of the mask calls warp_sum for every cluster; the _sync
+    // shuffles wait for each other after the divergent gather.
+    const std::uint32_t mask = launch_warp_mask(w, workers);
     const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
@@ -302,12 +326,17 @@ inline void check(const config& c) {
 /// The sequential recomputation, and the commits a correct run makes.
 struct reference {
   state final;
-  std::uint64_t aggregated_commits = 0;  // tx-aggregated: (logical thread, touched cluster) pairs, all iterations
+  std::uint64_t aggregated_commits = 0;  // tx-aggregated: (warp, touched cluster) pairs, all iterations
 };
 
+/// Logical threads that sum their points together in the aggregated variants:
+/// a warp (32 consecutive ids, the launch's blocks are whole warps) on the GPU,
+/// one thread on the CPU.
+inline std::uint32_t aggregation_group(stm::backend where) { return where == stm::backend::gpu ? 32u : 1u; }
+
 /// STAMP's loop on one host thread (c.variant does not matter; c.threads
-/// logical threads for the aggregated commit count).
-inline reference sequential(const config& c) {
+/// logical threads in groups of `group` for the aggregated commit count).
+inline reference sequential(const config& c, std::uint32_t group) {
   check(c);
   reference r;
   state& s = r.final;
@@ -316,15 +345,17 @@ inline reference sequential(const config& c) {
   for (std::uint32_t i = 0; i < c.points; ++i) pts[i] = gen(i);
   s.centres.assign(pts.begin(), pts.begin() + c.clusters);
   s.membership.assign(c.points, 0);
-  std::vector<std::uint64_t> touched(c.threads < c.points ? c.threads : c.points);
+  if (group == 0) throw stm::usage_error("the aggregation group must hold at least one thread");
+  const std::uint32_t workers = c.threads < c.points ? c.threads : c.points;
+  std::vector<std::uint64_t> touched((workers + group - 1) / group);
   for (std::uint32_t it = 0; it < c.iterations; ++it) {
     s.acc.assign(c.clusters, accumulator{0, 0, 0});
     std::fill(touched.begin(), touched.end(), 0);
-    for (std::uint32_t i = 0, w = 0; i < c.points; ++i, w = w + 1 == touched.size() ? 0 : w + 1) {
+    for (std::uint32_t i = 0, w = 0; i < c.points; ++i, w = w + 1 == workers ? 0 : w + 1) {
       const std::int32_t m = nearest(pts[i].x, pts[i].y, s.centres.data(), c.clusters);
       s.membership[i] = m;
       s.acc[m].count += 1, s.acc[m].sx += pts[i].x, s.acc[m].sy += pts[i].y;
-      touched[w] |= std::uint64_t(1) << m;
+      touched[w / group] |= std::uint64_t(1) << m;
     }
     for (std::uint64_t t : touched)
       for (; t; t &= t - 1) ++r.aggregated_commits;
@@ -334,7 +365,7 @@ inline reference sequential(const config& c) {
 }
 
 /// Commits a correct run of c.variant makes: one per point and iteration (tx),
-/// one per logical thread, touched cluster and iteration (tx-aggregated), none (native).
+/// one per warp (aggregation group), touched cluster and iteration (tx-aggregated), none (native).
 inline std::uint64_t expected_commits(const config& c, const reference& r) {
   return c.variant == impl::tx ? std::uint64_t(c.points) * c.iterations
          : c.variant == impl::native ? 0 : r.aggregated_commits;
@@ -380,7 +411,7 @@ inline std::string compare(const config& c, const state& ref, const state& got) 
 
 /// Runs the clustering with the update stage `c.variant` (cm: the contention
 /// manager of the transactional variants) and verifies it against `ref`
-/// (sequential(c); computed here when null).
+/// (sequential(c, aggregation_group(Exec::where)); computed here when null).
 template <class Exec, class CM>
 outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
   check(c);
@@ -434,7 +465,7 @@ outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
   out.result.acc = acc.to_vector();
   out.result.centres = centres.to_vector();
   for (std::uint32_t w : locks.snapshot()) out.locks_free &= stm::lock_word::is_free(w);
-  const reference own = ref ? reference{} : sequential(c);
+  const reference own = ref ? reference{} : sequential(c, aggregation_group(where));
   const reference& r = ref ? *ref : own;
   out.expected_commits = expected_commits(c, r);
   const std::string diff = compare(c, r.final, out.result);

@@ -58,15 +58,16 @@ plan make_plan(const bench::options& o) {
 
 // The sequential reference of the last plan, kept across the repeats of one
 // invocation and the sweep points that do not change it (it depends on the
-// points, clusters, iterations, seed and, for the aggregated commit count, threads).
-const km::reference& reference_for(const km::config& c) {
-  using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
+// points, clusters, iterations, seed and, for the aggregated commit count, threads and warp size).
+const km::reference& reference_for(const km::config& c, stm::backend where) {
+  using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>;
   static key_t key;
   static std::unique_ptr<km::reference> cached;
-  const key_t k{c.points, c.clusters, c.iterations, c.threads, c.seed};
+  const std::uint32_t group = km::aggregation_group(where);
+  const key_t k{c.points, c.clusters, c.iterations, c.threads, c.seed, group};
   if (!cached || k != key) {
     cached.reset();
-    cached = std::make_unique<km::reference>(km::sequential(c));
+    cached = std::make_unique<km::reference>(km::sequential(c, group));
     key = k;
   }
   return *cached;
@@ -79,7 +80,7 @@ void validate(const bench::options& o) {
 
 std::vector<bench::result> run(const bench::options& o) {
   plan p = make_plan(o);
-  const km::reference& ref = reference_for(p.base);
+  const km::reference& ref = reference_for(p.base, o.backend);
   std::vector<bench::result> rs;
   for (km::impl v : p.impls) {
     km::config c = p.base;
@@ -115,7 +116,7 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"kmeans",
                       "STAMP k-means over integer 2-D points: transactional update stage (one transaction per point, "
-                      "or per thread and cluster) beside native atomics (PR-STM paper, sections 4.6-4.7)",
+                      "or per warp and cluster) beside native warp-aggregated atomics (PR-STM paper, sections 4.6-4.7)",
                       {{"points", "1000000", "number of 2-D integer points"},
                        {"clusters", "16", "number of clusters K (at most 64)"},
                        {"iterations", "5", "assignment + update iterations"}},
