@@ -25,10 +25,13 @@ REFERENCE = {
     "stack": [("seed 000 CAS stack", "10k / 100k / 1M ops, one per thread", "1.85 / 0.36 / 0.08 M ops/s")],
     "queue": [("FAA ticket queue (research microbenchmark)", "1M-slot ring, full occupancy", "~34 G pairs/s")],
     "list": [("seed 004 Harris list", "10,000 nodes + 100,000 ops, 32x1024 threads", "96.9 ms (1.0 M ops/s), wrong final length")],
+    "kmeans": [("STAMP kmeans, sequential, one CPU core", "1M points, 16 clusters, 5 iterations", "about 0.6 s")],
+    "graph": [("ECL-CC (symmetrised graph), H100", "1M vertices, 10M / 700k uniform edges", "about 0.9 ms / 0.25 ms"),
+              ("atomicMin push propagation, a warp per vertex, H100", "1M vertices, 10M uniform directed edges", "about 1.2 ms")],
 }
 
 # Columns shown per workload (after the common ones), if present.
-PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity",
+PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity", "points", "clusters", "graph", "edges",
           "postponed_then_committed", "unresolved"]
 
 
@@ -101,6 +104,8 @@ PIVOTS = {
     "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
     "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
+    "kmeans": (("impl", "cm"), ("points", "threads", "hash")),
+    "graph": (("impl", "cm"), ("graph", "edges", "threads", "hash")),
 }
 # Every other bank A/B file (bank_*_ab.jsonl): builds or run-time variants side by side.
 AB_PIVOT = (("cm", "variant", "cm_backoff"), ("accounts", "threads", "read_only"))

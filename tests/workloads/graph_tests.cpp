@@ -1,0 +1,2 @@
+// CPU instances of the graph tests.
+#include "graph_tests.inc"

@@ -1,0 +1,2 @@
+// GPU instances of the graph tests.
+#include "graph_tests.inc"

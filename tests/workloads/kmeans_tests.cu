@@ -1,0 +1,2 @@
+// GPU instances of the k-means tests.
+#include "kmeans_tests.inc"

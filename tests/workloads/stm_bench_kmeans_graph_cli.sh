@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# stm_bench's kmeans and graph workloads from the command line: bad input fails
+# with one line on stderr and exit code 2 before any work; small runs of every
+# implementation and manager verify; a file graph runs.
+set -u
+bench="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad() {
+  "$bench" --backend cpu "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
+    echo "FAIL: stm_bench $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
+    cat "$tmp/err"
+    fail=1
+  else
+    echo "ok: stm_bench $* -> $(cat "$tmp/err")"
+  fi
+}
+
+good() {
+  if ! "$bench" --backend cpu --warmup 0 -q --format json "$@" >"$tmp/out" 2>"$tmp/err"; then
+    echo "FAIL: stm_bench $* failed"; cat "$tmp/out" "$tmp/err"; fail=1
+  elif grep -q '"verified": false' "$tmp/out" || ! grep -q '"verified": true' "$tmp/out"; then
+    echo "FAIL: stm_bench $* did not verify"; cat "$tmp/out"; fail=1
+  else
+    echo "ok: stm_bench $* -> $(grep -c '"verified": true' "$tmp/out") verified result(s)"
+  fi
+}
+
+bad --workload kmeans --points 0
+bad --workload kmeans --points 10 --clusters 11
+bad --workload kmeans --clusters 0
+bad --workload kmeans --clusters 65
+bad --workload kmeans --points 4294967296
+bad --workload kmeans --points 18446744073709551616
+bad --workload kmeans --points -5
+bad --workload kmeans --iterations 0
+bad --workload kmeans --impl atomic
+bad --workload kmeans --cm no_such_manager
+bad --workload kmeans --threads 600000 --impl tx
+bad --workload kmeans --vertices 10
+bad --workload graph --vertices 0
+bad --workload graph --vertices 2147483649
+bad --workload graph --edges 4294967296
+bad --workload graph --graph no_such_file_or_shape
+bad --workload graph --impl tx-aggregated
+bad --workload graph --max-value 0
+bad --workload graph --cm no_such_manager
+bad --workload graph --points 10
+printf '0 1\n1 x\n' >"$tmp/bad.txt"
+bad --workload graph --graph "$tmp/bad.txt"
+
+for cm in prstm gpustm backoff delay; do
+  good --workload kmeans --points 20000 --clusters 16 --iterations 3 --threads 16 --cm $cm
+  good --workload graph --vertices 20000 --edges 14000 --threads 16 --cm $cm
+done
+good --workload kmeans --points 20000 --threads 16 --hash 64 --impl tx
+good --workload graph --vertices 4096 --edges 40000 --graph rmat --threads 16 --hash 16
+printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n5 5 4\n2 1\n3 2\n5 4\n1 1\n' >"$tmp/g.mtx"
+good --workload graph --graph "$tmp/g.mtx" --threads 4
+exit $fail
