@@ -53,8 +53,9 @@
 //    sequence at most that one (or its initial value), which the checker
 //    verifies read by read.
 //  - With Opaque = false a recording read makes the same three loads in that
-//    order (the non-recording read does not order them). If w1 and w2 differ
-//    or w1 is locked, the claim is not exact: the read is marked uncertain. A
+//    order (the non-recording read does not order them). If the opaque read
+//    would not accept them (a final lock in w1 or w2, or their versions
+//    differ), the claim is not exact: the read is marked uncertain. A
 //    committed transaction never keeps such a read (its validation finds the
 //    moved version, barring an exact 2,048-commit wrap, which the checker
 //    would then report).

@@ -232,7 +232,7 @@ class history_checker {
     ++r_.reads;
     if (rd.seq & history_op::uncertain_bit) {
       if (node < n_commits_) {
-        fail_with(name(node) + " read " + hex(rd.addr) + " while its lock changed (w1 != w2) and still committed");
+        fail_with(name(node) + " read " + hex(rd.addr) + " while a commit held its lock or moved its version, and still committed");
         return false;
       }
       ++r_.uncertain_reads;

@@ -302,7 +302,9 @@ struct tx_core : tx_recorder<Config> {
         seq = this->observe_seq(li);
         bits = load_word(addr, sizeof(T));
         platform::fence_acquire();
-        exact = lw.load(memory_order_relaxed) == w1 && !lock_word::is_locked(w1);
+        const std::uint32_t w2 = lw.load(memory_order_relaxed);
+        exact = !lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
+                lock_word::version(w1) == lock_word::version(w2);  // the opaque read's test
         if (!lock_word::is_locked(w1) || !cm.wait_on_locked(polls)) break;
         platform::backoff_ns(64);
       }

@@ -31,7 +31,7 @@ struct tx_recorder<Config, true> {
   }
 
   /// Read entry i was added with the sequence it observed; `exact`: its lock
-  /// word was unlocked at one version around the data load.
+  /// word was free of final locks at one version around the data load.
   STM_HD void note_read(std::uint32_t i, std::uint64_t seq, bool exact) {
     if (i < Config::max_reads) read_seq[i] = seq | (exact ? 0 : history_op::uncertain_bit);
   }
