@@ -55,10 +55,13 @@
 //  - With Opaque = false a recording read makes the same three loads in that
 //    order (the non-recording read does not order them). If the opaque read
 //    would not accept them (a final lock in w1 or w2, or their versions
-//    differ), the claim is not exact: the read is marked uncertain. A
-//    committed transaction never keeps such a read (its validation finds the
-//    moved version, barring an exact 2,048-commit wrap, which the checker
-//    would then report).
+//    differ), the claim is not exact: the read is marked uncertain and noted
+//    as one that met a final lock, so that the commit fails (read_locked) and
+//    the transaction is retried. (Without that, a commit whose validation
+//    accepts such a read would keep an inexact claim: gpustm's value-based
+//    validation after a moved version, or a final lock given back unwritten.)
+//    A committed transaction thus keeps exact claims only; the checker
+//    reports any uncertain read it finds in one.
 #pragma once
 
 #include <cstdint>

@@ -296,7 +296,9 @@ struct tx_core : tx_recorder<Config> {
       }
     } else if constexpr (Config::record) {
       // Recording: the opaque read's loads in its order, so that the sequence
-      // names the write the value came from; the outcome as below.
+      // names the write the value came from; the outcome as below, except that
+      // a read the opaque read would not accept is noted as a final lock (its
+      // claim is not exact: the commit fails, read_locked, and is retried).
       for (std::uint32_t polls = 0;; ++polls) {
         w1 = lw.load(memory_order_acquire);
         seq = this->observe_seq(li);
@@ -308,7 +310,7 @@ struct tx_core : tx_recorder<Config> {
         if (!lock_word::is_locked(w1) || !cm.wait_on_locked(polls)) break;
         platform::backoff_ns(64);
       }
-      read_notes |= (w1 & lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
+      read_notes |= (exact ? 0u : lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
     } else {
       // Validated at commit by version AND value, so a torn (value, version)
       // pair is caught there: the two loads need no order and go out together.
