@@ -105,6 +105,7 @@ class transaction {
     }
     core_.status = tx_status::committed;
     ++core_.counters.commits;
+    if constexpr (Config::record) core_.log_attempt(core_, true);
     return true;
   }
 
@@ -165,6 +166,12 @@ class transaction {
   /// Only between transactions: this one holds no lock then.
   STM_HD void set_thread_id(std::uint32_t tid) { core_.tid = tid; }
   STM_HD const tx_counters& counters() const { return core_.counters; }
+  /// tx_config's Record = true: log this descriptor's attempts into `h`
+  /// (stm/history.hpp). Only between transactions.
+  STM_HD void record_into(const history_ref& h) {
+    static_assert(Config::record, "record_into needs a tx_config with Record = true");
+    core_.hist = h;
+  }
 
  private:
   STM_HD void next_attempt() {

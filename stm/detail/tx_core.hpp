@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "stm/detail/tx_record.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
@@ -55,13 +56,16 @@ namespace stm {
 /// so, for an update, is one that met a lock word the manager says the commit
 /// would lose on (dooms_read; prstm: a pre-lock of a higher priority; cause
 /// prelock).
-template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true>
+/// Record = true: the descriptor logs its history into a stm::history
+/// (stm/history.hpp; for tests and checking, slower); false costs nothing.
+template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true, bool Record = false>
 struct tx_config {
   static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
   static_assert(MaxReads <= 65535 && MaxWrites <= 65535, "set capacities are 16-bit");
   static constexpr std::uint32_t max_reads = MaxReads;
   static constexpr std::uint32_t max_writes = MaxWrites;
   static constexpr bool opaque = Opaque;
+  static constexpr bool record = Record;
 };
 
 namespace detail {
@@ -157,7 +161,7 @@ inline constexpr std::uint8_t lock_none = 0, lock_pre = 1, lock_final = 2;
 /// The descriptor's state. Contention managers see this type (their commit
 /// protocol reads the sets and takes the locks); users see stm::transaction.
 template <class Config>
-struct tx_core {
+struct tx_core : tx_recorder<Config> {
   using config = Config;
   lock_table_ref table;
   std::uint32_t tid = 0;       // logical thread id = priority (lower wins)
@@ -175,7 +179,10 @@ struct tx_core {
   write_entry writes[Config::max_writes] = {};
   lock_entry locks[Config::max_writes] = {};
 
-  STM_HD void reset_sets() { n_reads = n_writes = n_locks = read_notes = 0; }
+  STM_HD void reset_sets() {
+    n_reads = n_writes = n_locks = read_notes = 0;
+    if constexpr (Config::record) this->n_seen = 0;
+  }
 
   /// Small sets are scanned with fully unrolled loops, so that the loads of
   /// independent entries are in flight together, and every index into the
@@ -237,6 +244,7 @@ struct tx_core {
     STM_UNROLL
     for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: counters stay in registers
       if (k == static_cast<std::uint32_t>(c)) ++counters.aborts[k];
+    if constexpr (Config::record) this->log_attempt(*this, false);
   }
 
   /// True when read entry i is still valid: same version, not final-locked,
@@ -268,9 +276,12 @@ struct tx_core {
     const auto lw = table.word(li);
     std::uint32_t w1;
     std::uint64_t bits;
+    [[maybe_unused]] std::uint64_t seq = 0;  // Record: the lock's commit sequence seen (stm/history.hpp)
+    [[maybe_unused]] bool exact = true;
     if constexpr (Config::opaque) {
       for (std::uint32_t polls = 0;; ++polls) {
         w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
+        if constexpr (Config::record) seq = this->observe_seq(li);
         bits = load_word(addr, sizeof(T));
         platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
         const std::uint32_t w2 = lw.load(memory_order_relaxed);
@@ -283,6 +294,23 @@ struct tx_core {
         }
         platform::backoff_ns(64);
       }
+    } else if constexpr (Config::record) {
+      // Recording: the opaque read's loads in its order, so that the sequence
+      // names the write the value came from; the outcome as below, except that
+      // a read the opaque read would not accept is noted as a final lock (its
+      // claim is not exact: the commit fails, read_locked, and is retried).
+      for (std::uint32_t polls = 0;; ++polls) {
+        w1 = lw.load(memory_order_acquire);
+        seq = this->observe_seq(li);
+        bits = load_word(addr, sizeof(T));
+        platform::fence_acquire();
+        const std::uint32_t w2 = lw.load(memory_order_relaxed);
+        exact = !lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
+                lock_word::version(w1) == lock_word::version(w2);  // the opaque read's test
+        if (!lock_word::is_locked(w1) || !cm.wait_on_locked(polls)) break;
+        platform::backoff_ns(64);
+      }
+      read_notes |= (exact ? 0u : lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
     } else {
       // Validated at commit by version AND value, so a torn (value, version)
       // pair is caught there: the two loads need no order and go out together.
@@ -317,6 +345,7 @@ struct tx_core {
     }
     put(reads, n_reads++,
         read_entry{addr, bits, li, w1, static_cast<std::uint8_t>(sizeof(T)), 0, 0});
+    if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
       // Every earlier read still current => all reads hold at this moment.
@@ -325,6 +354,7 @@ struct tx_core {
         return T{};
       }
     }
+    if constexpr (Config::record) this->n_seen = n_reads;
     return from_bits<T>(bits);
   }
 
@@ -458,6 +488,7 @@ struct tx_core {
   template <bool FencedA = false>
   STM_HD void publish() {
     if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    if constexpr (Config::record) this->bump_seqs(*this);  // under the final locks, after (A): stm/history.hpp
     each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
       store_word(writes[i].addr, writes[i].size, writes[i].value);
       return true;

@@ -1,0 +1,2 @@
+// CPU instances of the recorded-history tests.
+#include "history_tests.inc"

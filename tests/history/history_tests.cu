@@ -1,0 +1,2 @@
+// GPU instances of the recorded-history tests.
+#include "history_tests.inc"
