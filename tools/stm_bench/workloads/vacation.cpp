@@ -10,10 +10,12 @@
 //   low    STAMP's vacation-low at its full size:  -n2 -q90 -u98 -r1048576
 //   high   STAMP's vacation-high at its full size: -n4 -q60 -u90 -r1048576
 //   paper  the PR-STM paper's (section 4.2): 150,000 customers, 1,000 room
-//          types of 150 rooms, bookings and cancellations only (--semantic
-//          100: every update is a book/cancel pair), records 128 words apart
-//          so that no lock of coverage <= 128 covers two (the paper's
-//          "interval 100")
+//          types, bookings and cancellations only (--semantic 100: every
+//          update is a book/cancel pair), records 128 words apart so that no
+//          lock of coverage <= 128 covers two (the paper's "interval 100").
+//          A room type's stock is the units its holders start with (threads x
+//          tpt / 2,000 on average), not the paper's 150; cars and flights,
+//          which only queries read then, have 150 units each
 // An option given explicitly wins over the preset.
 #include "vacation.hpp"
 

@@ -1,8 +1,11 @@
 // workloads/vacation/detail/native.hpp - the native baseline: the same
 // transactions without the STM, under one try-lock per record.
 //
-// Every item record and every customer record has a lock word (0 free, 1
-// held). A transaction try-locks the records it writes, all or nothing: when
+// Why per-record locks: every transaction changes several words of several
+// records together (an item's free and used, a customer's list, count and
+// bill), which single-word atomics cannot make atomic; a lock per record is
+// the finest grain that can. Every item record and every customer record has
+// a lock word (0 free, 1 held). A transaction try-locks the records it writes, all or nothing: when
 // one is held it releases what it took and reports a retryable abort, so no
 // thread ever waits for a lock (no deadlock whatever the order, and no lane of
 // a warp spinning on a lock that another lane of the same warp holds). The
