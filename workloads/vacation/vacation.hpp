@@ -92,9 +92,10 @@ struct config {
   stm::txtable_policy policy{};
 };
 
-/// The descriptor's capacities: a make_reservation of 16 items reads 38
-/// words, a delete_customer of 15 reservations 63, an update of 16 items
-/// writes 48 (detail::worst_case; check() refuses a configuration beyond them).
+/// The descriptor's capacities: at most, a make_reservation of 16 items reads
+/// 38 words, a delete_customer of 15 reservations reads 48, an update of 16
+/// items reads and writes 48 (detail::worst_case; check() refuses a
+/// configuration beyond them).
 using tx_config = stm::tx_config<64, 48, false>;
 
 struct outcome {

@@ -23,7 +23,7 @@ struct set_sizes {
 };
 STM_HD inline set_sizes worst_case(std::uint32_t n, std::uint32_t list_cap) {
   const std::uint32_t reserve_r = 2 * n + 3 + num_tables, reserve_w = 3 + 4 * num_tables;
-  const std::uint32_t delete_r = 3 + 4 * list_cap, delete_w = 3 + 2 * list_cap;
+  const std::uint32_t delete_r = 3 + 3 * list_cap, delete_w = 3 + 2 * list_cap;
   const std::uint32_t update_r = 3 * n, update_w = 3 * n;
   const std::uint32_t pair_r = 6, pair_w = 5;
   auto mx = [](std::uint32_t a, std::uint32_t b) { return a > b ? a : b; };
