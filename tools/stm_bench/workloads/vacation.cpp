@@ -140,7 +140,7 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"vacation",
                       "STAMP vacation (reservations, customer deletions, table updates) over the transaction table, "
                       "with sold-out semantic conflicts (PR-STM paper, sections 4.1-4.3); --impl tx|native|all",
-                      {{"preset", "none", "none | low | high (STAMP's vacation-low/-high, full size) | paper (150,000 customers, 1,000 room types of 150, book/cancel)"},
+                      {{"preset", "none", "none | low | high (STAMP's vacation-low/-high, full size) | paper (150,000 customers, 1,000 room types, book/cancel pairs)"},
                        {"relations", "", "items per table: cars, flights, rooms (STAMP -r; default 65536)"},
                        {"customers", "", "customers (default: as many as --relations)"},
                        {"queries", "", "items a transaction queries, 1..n (STAMP -n, at most 16; default 10)"},
