@@ -92,6 +92,7 @@ def table(rows):
 PIVOTS = {
     "cmp": (("cm",), ("accounts", "threads", "hash")),
     "bank_semantic": (("cm", "presort"), ("read_only", "threads", "hash", "semantic", "accounts")),
+    "vacation": (("cm", "presort"), ("preset", "read_only", "threads", "hash", "semantic")),
     "stack": (("impl", "cm", "elim_slots", "offer_ns"), ("threads", "ops")),
     "queue": (("impl", "cm"), ("mode", "threads")),
     "queue_tx": (("impl", "cm"), ("mode", "threads")),

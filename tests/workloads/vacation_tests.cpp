@@ -1,0 +1,2 @@
+// CPU instances of the vacation tests.
+#include "vacation_tests.inc"

@@ -1,0 +1,2 @@
+// GPU instances of the vacation tests.
+#include "vacation_tests.inc"
