@@ -62,8 +62,8 @@
 //       the commit of transaction `tid` would fail on it anyway (prstm: a
 //       pre-lock of a higher priority). The read notes it and the commit of
 //       an update fails (cause prelock) before it takes any lock. A read-only
-//       commit ignores the note: its validation checks versions and values,
-//       which a pre-lock does not change. Without it, never.
+//       commit ignores the note: its validation looks at the lock words again
+//       and fails on any pre-lock still held then. Without it, never.
 //
 // The core keeps no policy of its own. A user-written manager meets the same
 // interface (tests/cmp has one defined only in the test).

@@ -90,8 +90,8 @@ class transaction {
   STM_HD bool commit() {
     if (core_.status != tx_status::active) return false;
     // Opaque = false: a read met a final lock, or (an update only) a pre-lock
-    // we lose to. A read-only commit validates versions and values alone, so a
-    // pre-lock does not stop it.
+    // we lose to. A read-only commit decides at its validation instead, which
+    // fails on any pre-lock still held then (validate_read_only says why).
     const bool read_locked = (core_.read_notes & lock_word::lock_bit) != 0;
     if (read_locked || (core_.read_notes != 0 && core_.n_writes != 0)) {
       core_.fail(read_locked ? abort_cause::read_locked : abort_cause::prelock);

@@ -412,14 +412,36 @@ struct tx_core : tx_recorder<Config> {
   /// Read-only commit: every read still current (with opacity, the last read
   /// already proved it; checking again costs little and covers Opaque=false).
   STM_HD bool validate_read_only() {
-    // (R') Opaque = false: the body's loads had no order; pairs with (A) as
-    // (R) does, so a value of a write-back read by the body implies that the
-    // lock word loaded below shows the final lock or the bumped version.
-    if constexpr (!Config::opaque) platform::fence_acquire();
-    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_still_valid(i, true); })) return true;
+    // (S) seq_cst fence, then every read must still be current and its lock
+    // word free: no final lock and no pre-lock of another transaction.
+    //
+    // Why a pre-lock fails the commit, and why the fence is seq_cst: take an
+    // update U2 that pre-locks x and then validates its read of y (behind its
+    // fence (C), seq_cst), an update U1 that writes y and z with every read
+    // covered (so it fences (P), acquire only), and this read-only
+    // transaction R that read z from U1 and x before U2. If R's validation
+    // passed over U2's pre-lock, or if without (S) R's load of x's lock word
+    // could miss the pre-lock while U2's load of y's lock word missed U1's
+    // lock (store buffering through U1's release and R's acquire), all three
+    // would commit: U2 -> U1 (U2 read y before U1 wrote it) -> R (R read z
+    // from U1) -> U2 (R read x before U2 wrote it), a cycle. With (S) and
+    // (C) in the single seq_cst order: if (C) is first, R sees the pre-lock
+    // (U2's pre-lock CAS comes before (C)) and fails; if (S) is first, U1's
+    // lock of y happens before (S) (U1's (A) release, R's read of z, (S)),
+    // so U2's validation after (C) sees it and U2 fails. A recorded history
+    // of the GPU found this cycle when the check ignored pre-locks and the
+    // fence was acquire only. The same fence orders the body's loads before
+    // the validation's (it replaces (R') for Opaque = false).
+    platform::fence_seq_cst();
+    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
+          return read_still_valid(i, true) &&
+                 !lock_word::is_prelocked(table.word(reads[i].lock).load(memory_order_relaxed));
+        }))
+      return true;
     fail(abort_cause::validation);
     return false;
   }
+
 
   /// Commit time, after the write set is pre-locked: flag the reads whose lock
   /// is in the write set ("covered"; their lock word needs no second look).
