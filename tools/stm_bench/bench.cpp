@@ -201,9 +201,7 @@ std::string describe(const option_decl& d) {
 std::string check_value(const option_decl& d, const std::string& value) {
   const std::string bad = "--" + d.name + " must be " + describe(d) + ", got '" + value + "'";
   if (d.flag) {
-    static const char* const ok[] = {"true", "false", "1", "0", "yes", "no", "on", "off"};
-    for (const char* w : ok)
-      if (value == w) return "";
+    if (value == "true" || value == "false") return "";
     return "--" + d.name + " is a switch: give it alone or as --" + d.name + "=true|false, got '" + value + "'";
   }
   if (value.empty()) return "--" + d.name + " has an empty value (it must be " + describe(d) + ")";
@@ -221,6 +219,7 @@ std::string check_value(const option_decl& d, const std::string& value) {
     case value_kind::choice: return bad;
     case value_kind::text: break;
   }
+  if (value[0] == '-') return "--" + d.name + ": '" + value + "' looks like an option, not a value";
   for (char c : value)
     if (static_cast<unsigned char>(c) < 0x20) return "--" + d.name + ": control characters in '" + value + "'";
   return "";

@@ -135,6 +135,7 @@ struct invocation {
   std::map<std::string, std::string> values;  // common and workload options, by name
   std::map<std::string, bool> switched;       // switches
   std::map<std::string, CLI::Option*> cli;    // every common and workload option (count() > 0: given)
+  CLI::Option* out_option = nullptr;
 };
 
 /// A checked configuration: everything the run needs.
@@ -175,10 +176,13 @@ void declare_cli(CLI::App& app, invocation& inv) {
   app.add_option("--format", inv.format, "table | json | csv");
   app.add_option("--repeat", inv.repeat, repeat_decl().help + "; " + bench::describe(repeat_decl()));
   app.add_option("--warmup", inv.warmup, warmup_decl().help + "; " + bench::describe(warmup_decl()));
-  app.add_option("--out", inv.out, "also append one JSON object per result to this file (checked before the run)");
-  app.add_flag("--list", inv.list, "list the workloads and their options");
-  app.add_flag("--quiet,-q", inv.quiet, "no configuration or progress lines");
-  app.add_flag("--check", inv.check, "validate and print the memory estimate of the run (each sweep point); no work");
+  inv.out_option = app.add_option("--out", inv.out, "also append one JSON object per result to this file (checked before the run)");
+  // A switch is given alone or as --name=true|false (CLI11 would take any number).
+  const auto switch_values = CLI::IsMember({"true", "false"});
+  app.add_flag("--list", inv.list, "list the workloads and their options")->check(switch_values);
+  app.add_flag("--quiet,-q", inv.quiet, "no configuration or progress lines")->check(switch_values);
+  app.add_flag("--check", inv.check, "validate and print the memory estimate of the run (each sweep point); no work")
+      ->check(switch_values);
   for (const char* name : {"threads", "ops", "impl", "cm", "cm-wait", "cm-backoff", "seconds", "seed", "hash"}) {
     const bench::option_decl c = bench::common(name);
     std::string help = c.help + "; " + bench::describe(c);
@@ -202,7 +206,7 @@ void declare_cli(CLI::App& app, invocation& inv) {
         inv.cli[d.name]->description(inv.cli[d.name]->get_description() + range);
         continue;
       }
-      inv.cli[d.name] = d.flag ? app.add_flag("--" + d.name, inv.switched[d.name], d.help + range)
+      inv.cli[d.name] = d.flag ? app.add_flag("--" + d.name, inv.switched[d.name], d.help + range)->check(switch_values)
                                : app.add_option("--" + d.name, inv.values[d.name], d.help + range);
     }
   static std::vector<std::string> sweeps;  // handled by main(); declared here for --help
@@ -312,6 +316,8 @@ plan resolve(const invocation& inv) {
   p.warmup = std::stoull(inv.warmup);
   p.format = inv.format;
   p.out = inv.out;
+  if (inv.out_option && inv.out_option->count() > 0 && (inv.out.empty() || inv.out[0] == '-'))
+    throw stm::usage_error("--out needs a file name, got '" + inv.out + "'");
   p.quiet = inv.quiet;
   p.check = inv.check;
 
