@@ -374,6 +374,14 @@ TEST(bad_input_output, check_prints_the_estimate) {
 // A run stays within the memory it announced (CPU backend: host + buffers),
 // plus the program itself and its threads.
 TEST(resource_estimate, runs_stay_within_their_estimate) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a sanitizer's shadow memory is not part of the estimate";
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+  GTEST_SKIP() << "a sanitizer's shadow memory is not part of the estimate";
+#endif
+#endif
   const std::vector<args_t> runs = {
       {"--workload", "list", "--impl", "bucketed", "--keys", "1000000", "--ops", "2000000", "--threads", "8"},
       {"--workload", "list", "--impl", "all", "--keys", "3000", "--ops", "30000", "--threads", "8"},  // every prefill
