@@ -17,6 +17,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -59,8 +60,9 @@ double case_bound() {
   return s && *s ? std::atof(s) : 10.0;
 }
 
-/// Runs stm_bench with args (plus --backend unless given), killed after limit seconds.
-outcome run(std::vector<std::string> args, double limit) {
+/// Runs stm_bench with args (plus --backend unless given), killed after limit
+/// seconds; address_space: an address-space limit (ulimit -v) in bytes, 0: none.
+outcome run(std::vector<std::string> args, double limit, std::uint64_t address_space = 0) {
   bool has_backend = false;
   for (const auto& a : args) has_backend |= a.rfind("--backend", 0) == 0;
   if (!has_backend) args.insert(args.begin(), {"--backend", backend()});
@@ -81,6 +83,10 @@ outcome run(std::vector<std::string> args, double limit) {
     dup2(err_fd, 2);
     const int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, 0);
+    if (address_space) {
+      const rlimit r{address_space, address_space};
+      setrlimit(RLIMIT_AS, &r);
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -361,6 +367,30 @@ TEST(bad_input_output, write_error_is_reported) {
   EXPECT_EQ(o.rc, 3) << o.err;
   EXPECT_EQ(lines(o.err), 1u) << o.err;
   EXPECT_NE(o.err.find("/dev/full"), std::string::npos) << o.err;
+}
+
+// The CPU backend cannot start every thread of a blocking launch (an
+// address-space limit leaves no room for their stacks): the threads already
+// started are joined and the run ends with one clear line and exit code 3,
+// neither a crash nor a hang.
+TEST(bad_input_output, thread_creation_failure_is_reported) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a sanitizer reserves more address space than the limit";
+#endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+  GTEST_SKIP() << "a sanitizer reserves more address space than the limit";
+#endif
+#endif
+  const args_t args = {"--backend", "cpu", "--workload", "queue", "--threads", "4096", "--warmup", "0", "-q",
+                       "--format", "json"};
+  const outcome o = run(args, 120, std::uint64_t(1) << 30);
+  EXPECT_FALSE(o.timed_out) << show(args);
+  EXPECT_EQ(o.signal, 0) << show(args) << ": " << o.err;
+  EXPECT_EQ(o.rc, 3) << show(args) << ": " << o.err;
+  EXPECT_EQ(lines(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("could start only"), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
 }
 
 // --check: the estimate of a valid run, on one line, no work.
