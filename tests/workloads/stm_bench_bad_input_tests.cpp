@@ -303,6 +303,7 @@ const std::vector<args_t>& table() {
       {"--workload", "stack", "--shards", "0"},
       {"--workload", "stack", "--shards", "16777217"},
       {"--workload", "stack", "--impl", "scan", "--shards", "8"},
+      {"--workload", "stack", "--impl", "sharded", "--shards", "2048", "--ops", "100"},  // more shards than cells
       {"--workload", "stack", "--elim-slots", "1025"},
       {"--workload", "stack", "--impl", "sharded", "--elim-slots", "4"},
       {"--workload", "stack", "--offer-ns", "100000001"},

@@ -48,6 +48,11 @@ config make_config(const bench::options& o) {
   const auto impls = impls_of(o);
   auto runs = [&](const char* i) { return std::find(impls.begin(), impls.end(), i) != impls.end(); };
   if (!runs("sharded")) o.refuse("shards", "applies to the sharded stack only (--impl sharded or all)");
+  else if (c.shards > c.capacity && !o.has("shards"))  // the default: as many shards as cells, as the stack does
+    c.shards = static_cast<std::uint32_t>(c.capacity);
+  else if (c.shards > c.capacity)  // the stack would quietly use fewer shards than asked for
+    throw stm::usage_error("--shards " + std::to_string(c.shards) + " is more than the capacity " +
+                           std::to_string(c.capacity) + ": lower --shards or raise --capacity");
   if (!runs("treiber") && !runs("treiber-single")) {
     o.refuse("elim-slots", "applies to the treiber stacks only (--impl treiber, treiber-single or all)");
     o.refuse("offer-ns", "applies to the treiber stacks only (--impl treiber, treiber-single or all)");
