@@ -16,9 +16,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -51,6 +53,14 @@ inline constexpr std::uint32_t cpu_pool_threads = 64;
 inline constexpr std::uint32_t cpu_max_resident = 8192;
 
 /// Run f(tid) for tid in [0, n) on std::threads; returns wall seconds.
+///
+/// Every OS thread is started before any of them calls f: they wait at a gate
+/// that opens once all exist. When the system refuses a thread (too many
+/// threads, no memory for a stack), the gate opens with "stop" instead, the
+/// threads already started return without calling f and are joined, and
+/// launch_cpu throws std::runtime_error saying how many it could start. This
+/// matters for progress::all_resident, where a started thread may wait for
+/// one that never came.
 template <class F>
 double launch_cpu(std::uint32_t n, F f, progress p = progress::any) {
   static_assert(detail::is_kernel_functor<F>, "kernel functors are passed by value: keep them trivially copyable");
@@ -63,17 +73,48 @@ double launch_cpu(std::uint32_t n, F f, progress p = progress::any) {
   pool.reserve(workers);
   std::exception_ptr failure;
   std::mutex failure_mutex;
-  const auto t0 = std::chrono::steady_clock::now();
+  enum class gate { closed, go, stop };
+  gate state = gate::closed;
+  std::mutex gate_mutex;
+  std::condition_variable gate_open;
+  auto open = [&](gate g) {
+    {
+      std::lock_guard<std::mutex> lock(gate_mutex);
+      state = g;
+    }
+    gate_open.notify_all();
+  };
+  std::string refused;
   for (std::uint32_t w = 0; w < workers; ++w) {
-    pool.emplace_back([=, &failure, &failure_mutex] {
-      try {
-        for (std::uint32_t tid = w; tid < n; tid += workers) f(tid);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-      }
-    });
+    try {
+      pool.emplace_back([=, &failure, &failure_mutex, &state, &gate_mutex, &gate_open] {
+        {
+          std::unique_lock<std::mutex> lock(gate_mutex);
+          gate_open.wait(lock, [&] { return state != gate::closed; });
+          if (state == gate::stop) return;
+        }
+        try {
+          // 64-bit ids: tid + workers must not wrap for n near 2^32.
+          for (std::uint64_t tid = w; tid < n; tid += workers) f(static_cast<std::uint32_t>(tid));
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
+      });
+    } catch (const std::exception& e) {  // std::system_error, std::bad_alloc
+      refused = e.what();
+      break;
+    }
   }
+  if (!refused.empty()) {
+    open(gate::stop);
+    for (auto& t : pool) t.join();
+    throw std::runtime_error("the CPU backend could start only " + std::to_string(pool.size()) + " of the " +
+                             std::to_string(workers) + " threads of a launch (" + refused +
+                             "): lower the thread count or raise the process limits");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  open(gate::go);
   for (auto& t : pool) t.join();
   const auto t1 = std::chrono::steady_clock::now();
   if (failure) std::rethrow_exception(failure);

@@ -33,6 +33,7 @@
 // (to_vector() on the host at a quiescent point), insert reports a status.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -166,6 +167,38 @@ class harris_set {
     w[node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
     pool_.upload_words(w);
     pool_.reset();
+  }
+
+  /// Quiescent point: replace the contents by `keys` (distinct, in any order;
+  /// at most capacity, else usage_error). Built on the host in O(n log n) and
+  /// copied in one piece: a prefill by n inserts walks O(n^2) nodes in the
+  /// plain list.
+  void assign(std::vector<std::uint32_t> keys) {
+    if (keys.size() > pool_.capacity())
+      throw usage_error(std::to_string(keys.size()) + " keys do not fit a set of capacity " + std::to_string(pool_.capacity()));
+    std::sort(keys.begin(), keys.end());
+    if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) throw usage_error("harris_set::assign: a key appears twice");
+    clear();
+    std::vector<node::word_t> w = pool_.words();
+    // Merge the bucket sentinels (already chained by clear()) with the keys,
+    // which take the first user nodes; a sentinel precedes a key equal to its own.
+    const std::uint32_t first = pool_.sentinels();
+    std::uint32_t prev = node::head, s = node::next(w[node::head]);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const std::uint64_t o = harris_set_ref::order(keys[i], false);
+      while (s != node::tail && harris_set_ref::order_of(w[s]) < o) {
+        w[prev] = node::with_next(w[prev], s);
+        prev = s;
+        s = node::next(w[s]);
+      }
+      const auto id = static_cast<std::uint32_t>(first + i);
+      w[prev] = node::with_next(w[prev], id);
+      w[id] = node::make(keys[i], s);
+      prev = id;
+    }
+    w[prev] = node::with_next(w[prev], s);
+    pool_.upload_words(w);
+    pool_.skip(keys.size());  // clear() put every node in the ring, in index order: the first n are taken
   }
 
   /// Quiescent point: the keys in list order (sentinels left out).

@@ -13,6 +13,7 @@
 // usage_error naming the file and the line.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <istream>
@@ -38,10 +39,25 @@ struct line_reader {
   std::istream& in;
   std::string file;
   std::uint64_t line = 0;
-  // Next non-blank line's tokens (comments removed); false at the end.
+  // Next non-blank line's tokens (comments removed); false at the end. A
+  // line is at most max_line characters: reading stays bounded whatever the
+  // input (a file without newlines is refused at once).
+  static constexpr std::size_t max_line = 4096;
+  bool read_line(std::string& s) {
+    s.clear();
+    for (int ch; (ch = in.get()) != std::char_traits<char>::eof();) {
+      if (ch == '\n') return true;
+      if (s.size() == max_line) {
+        ++line;
+        fail("line longer than " + std::to_string(max_line) + " characters");
+      }
+      s += static_cast<char>(ch);
+    }
+    return !s.empty();
+  }
   bool next(std::vector<std::string>& tokens) {
     std::string s;
-    while (std::getline(in, s)) {
+    while (read_line(s)) {
       ++line;
       const auto c = s.find("//");
       if (c != std::string::npos) s.resize(c);
@@ -85,7 +101,7 @@ inline std::vector<std::uint32_t> parse_nodes(std::istream& in, const std::strin
   detail::line_reader r{in, name};
   const std::uint64_t n = r.count(max_count);
   std::vector<std::uint32_t> values;
-  values.reserve(n);
+  values.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 20)));  // grows with the file, not the claim
   std::unordered_set<std::uint32_t> seen;
   std::vector<std::string> tok;
   while (r.next(tok)) {
@@ -109,7 +125,7 @@ inline std::vector<operation> parse_ops(std::istream& in, const std::string& nam
   const std::uint64_t n = r.count(max_count);
   std::unordered_set<std::uint32_t> used(initial.begin(), initial.end());
   std::vector<operation> ops;
-  ops.reserve(n);
+  ops.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 20)));
   std::vector<std::string> tok;
   while (r.next(tok)) {
     if (ops.size() == n) r.fail("more operations than the count " + std::to_string(n));

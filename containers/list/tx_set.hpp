@@ -160,6 +160,8 @@ class tx_set {
   }
   tx_set_ref ref() const { return ref_; }
   std::uint64_t reclaim() { return set_.reclaim(); }
+  /// Quiescent point: replace the contents by `keys` (harris_set::assign).
+  void assign(std::vector<std::uint32_t> keys) { set_.assign(std::move(keys)); }
   std::vector<std::uint32_t> to_vector() const { return set_.to_vector(); }
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return set_.check(keys); }
   /// After a launch every lock must be free again.

@@ -1,12 +1,16 @@
 // tools/stm_bench/bench.cpp - options, results and progress for workloads.
 #include "bench.hpp"
 
+#include "cmp/registry.hpp"
 #include "stm/stats.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace bench {
@@ -40,6 +44,202 @@ std::string json_number(double v) {
 }
 }  // namespace
 
+option_decl integer(const std::string& name, const std::string& dflt, std::uint64_t min, std::uint64_t max,
+                    const std::string& help, std::vector<std::string> words) {
+  option_decl d{name, dflt, help};
+  d.kind = value_kind::integer;
+  d.min = min;
+  d.max = max;
+  d.words = std::move(words);
+  return d;
+}
+
+option_decl number(const std::string& name, const std::string& dflt, double lo, double hi, const std::string& help,
+                   std::vector<std::string> words) {
+  option_decl d{name, dflt, help};
+  d.kind = value_kind::number;
+  d.lo = lo;
+  d.hi = hi;
+  d.words = std::move(words);
+  return d;
+}
+
+option_decl choice(const std::string& name, const std::string& dflt, std::vector<std::string> words,
+                   const std::string& help) {
+  option_decl d{name, dflt, help};
+  d.kind = value_kind::choice;
+  d.words = std::move(words);
+  return d;
+}
+
+option_decl toggle(const std::string& name, const std::string& help) {
+  option_decl d{name, "false", help, true};
+  d.kind = value_kind::choice;
+  d.words = {"true", "false"};
+  return d;
+}
+
+option_decl text(const std::string& name, const std::string& dflt, const std::string& help) {
+  return option_decl{name, dflt, help};
+}
+
+namespace {
+constexpr std::uint64_t u32_max = 0xFFFFFFFFull;
+
+std::vector<std::string> cm_names() {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char* p = stm::cm::known_names;; ++p) {
+    if (*p == ',' || *p == '\0') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+      if (!*p) break;
+    } else if (*p != ' ') {
+      cur += *p;
+    }
+  }
+  return out;
+}
+
+// 1024 -> "2^10", 4294967295 -> "2^32-1", 1000 -> "1000".
+std::string show(std::uint64_t x) {
+  for (unsigned k = 10; k < 64; ++k) {
+    if (x == (std::uint64_t(1) << k)) return "2^" + std::to_string(k);
+    if (x == (std::uint64_t(1) << k) - 1) return "2^" + std::to_string(k) + "-1";
+  }
+  if (x == std::numeric_limits<std::uint64_t>::max()) return "2^64-1";
+  return std::to_string(x);
+}
+std::string show(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& w : v) s += (s.empty() ? "" : sep) + w;
+  return s;
+}
+
+// Decimal digits only: no sign, no spaces, no hex, no exponent.
+bool parse_decimal(const std::string& v, std::uint64_t& x) {
+  if (v.empty() || v.size() > 20) return false;
+  for (char c : v)
+    if (c < '0' || c > '9') return false;
+  errno = 0;
+  x = std::strtoull(v.c_str(), nullptr, 10);
+  return errno == 0;
+}
+
+// [-]digits[.digits][e[+-]digits], at least one digit before the exponent:
+// no NaN, no infinity, no hex float, no spaces.
+bool parse_real(const std::string& v, double& x) {
+  std::size_t i = 0, digits = 0;
+  if (i < v.size() && v[i] == '-') ++i;
+  while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i, ++digits;
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    std::size_t e = 0;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i, ++e;
+    if (e == 0) return false;
+  }
+  if (i != v.size() || v.size() > 64) return false;
+  x = std::strtod(v.c_str(), nullptr);
+  return std::isfinite(x);
+}
+}  // namespace
+
+bool is_common(const std::string& name) {
+  static const char* const names[] = {"threads", "ops", "impl", "cm", "cm-wait", "cm-backoff", "seconds", "seed", "hash"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+option_decl common(const std::string& name) {
+  if (name == "threads") return common_threads(u32_max);
+  if (name == "ops") return common_ops(std::uint64_t(1) << 36, "operations of a container workload");
+  if (name == "impl") return text("impl", "", "implementation of a container workload (or 'all')");
+  if (name == "cm") return choice("cm", "prstm", cm_names(), "contention manager of STM workloads");
+  if (name == "cm-wait")
+    return integer("cm-wait", "0", 0, 1000000, "contention managers: polls of a final-locked word before aborting (0: abort at once)");
+  if (name == "cm-backoff")
+    return integer("cm-backoff", "0", 0, 100000000,
+                   "contention managers: cap in ns of the randomized back-off after an abort (0: the default of the manager)");
+  if (name == "seconds") return number("seconds", "", 0.001, 3600, "timed mode: run for about this long");
+  if (name == "seed") return integer("seed", "1", 0, std::numeric_limits<std::uint64_t>::max(), "seed of all generated data");
+  if (name == "hash")
+    return integer("hash", "1", 1, std::uint64_t(1) << 20, "lock coverage: consecutive words per lock (a power of two)");
+  throw std::logic_error("bench::common: '" + name + "' is not a common option");
+}
+
+option_decl common_threads(std::uint64_t max) {
+  return integer("threads", "", 1, std::min(max, u32_max), "logical threads: a number, or 'full' for full occupancy",
+                 {"full"});
+}
+
+option_decl common_ops(std::uint64_t max, const std::string& help) { return integer("ops", "", 1, max, help); }
+
+std::string describe(const option_decl& d) {
+  if (d.flag) return "a switch";
+  const std::string extra = d.words.empty() ? "" : " or " + join(d.words, " or ");
+  switch (d.kind) {
+    case value_kind::integer: return "an integer in [" + show(d.min) + ", " + show(d.max) + "]" + extra;
+    case value_kind::number: return "a number in [" + show(d.lo) + ", " + show(d.hi) + "]" + extra;
+    case value_kind::choice: return "one of: " + join(d.words, ", ");
+    case value_kind::text: break;
+  }
+  return "non-empty text";
+}
+
+std::string check_value(const option_decl& d, const std::string& value) {
+  const std::string bad = "--" + d.name + " must be " + describe(d) + ", got '" + value + "'";
+  if (d.flag) {
+    if (value == "true" || value == "false") return "";
+    return "--" + d.name + " is a switch: give it alone or as --" + d.name + "=true|false, got '" + value + "'";
+  }
+  if (value.empty()) return "--" + d.name + " has an empty value (it must be " + describe(d) + ")";
+  for (const auto& w : d.words)
+    if (value == w) return "";
+  switch (d.kind) {
+    case value_kind::integer: {
+      std::uint64_t x = 0;
+      return parse_decimal(value, x) && x >= d.min && x <= d.max ? "" : bad;
+    }
+    case value_kind::number: {
+      double x = 0;
+      return parse_real(value, x) && x >= d.lo && x <= d.hi ? "" : bad;
+    }
+    case value_kind::choice: return bad;
+    case value_kind::text: break;
+  }
+  if (value[0] == '-') return "--" + d.name + ": '" + value + "' looks like an option, not a value";
+  for (char c : value)
+    if (static_cast<unsigned char>(c) < 0x20) return "--" + d.name + ": control characters in '" + value + "'";
+  return "";
+}
+
+std::uint64_t bytes(std::initializer_list<std::initializer_list<std::uint64_t>> terms) {
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t sum = 0;
+  for (const auto& t : terms) {
+    std::uint64_t p = 1;
+    for (std::uint64_t f : t) p = (f != 0 && p > top / f) ? top : p * f;
+    sum = sum > top - p ? top : sum + p;
+  }
+  return sum;
+}
+
+void options::refuse(const std::string& name, const std::string& why) const {
+  if (has(name)) throw stm::usage_error("--" + name + " " + why);
+}
+
 std::uint32_t options::threads(std::uint32_t dflt) const {
   if (threads_arg.empty()) return dflt;
   if (threads_arg == "full") return full_occupancy;
@@ -59,43 +259,24 @@ std::string options::get(const std::string& name) const {
 
 std::uint64_t options::get_u64(const std::string& name) const {
   const std::string v = get(name);
-  std::size_t pos = 0;
-  unsigned long long x = 0;
-  bool ok = !v.empty() && v[0] != '-';
-  if (ok) {
-    try {
-      x = std::stoull(v, &pos);
-    } catch (...) {
-      ok = false;
-    }
-  }
-  if (!ok || pos != v.size()) throw stm::usage_error("--" + name + ": '" + v + "' is not a non-negative integer");
+  std::uint64_t x = 0;
+  if (!parse_decimal(v, x)) throw stm::usage_error("--" + name + ": '" + v + "' is not a non-negative integer");
   return x;
 }
 
 std::int64_t options::get_i64(const std::string& name) const {
   const std::string v = get(name);
-  std::size_t pos = 0;
-  long long x = 0;
-  try {
-    x = std::stoll(v, &pos);
-  } catch (...) {
-    pos = std::string::npos;
-  }
-  if (v.empty() || pos != v.size()) throw stm::usage_error("--" + name + ": '" + v + "' is not an integer");
-  return x;
+  const bool neg = !v.empty() && v[0] == '-';
+  std::uint64_t x = 0;
+  if (!parse_decimal(neg ? v.substr(1) : v, x) || x > (neg ? std::uint64_t(1) << 63 : (std::uint64_t(1) << 63) - 1))
+    throw stm::usage_error("--" + name + ": '" + v + "' is not an integer");
+  return neg ? static_cast<std::int64_t>(0 - x) : static_cast<std::int64_t>(x);
 }
 
 double options::get_double(const std::string& name) const {
   const std::string v = get(name);
-  std::size_t pos = 0;
   double x = 0;
-  try {
-    x = std::stod(v, &pos);
-  } catch (...) {
-    pos = std::string::npos;
-  }
-  if (v.empty() || pos != v.size() || !std::isfinite(x)) throw stm::usage_error("--" + name + ": '" + v + "' is not a number");
+  if (!parse_real(v, x)) throw stm::usage_error("--" + name + ": '" + v + "' is not a number");
   return x;
 }
 

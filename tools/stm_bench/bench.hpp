@@ -5,21 +5,36 @@
 //
 //   static bench::registrar reg({
 //     "bank", "PR-STM bank transfers (seed paper, section 4.1)",
-//     {{"accounts", "2621440", "number of accounts"}, ...},   // its own options
-//     validate,   // void(const bench::options&): throw stm::usage_error on bad input
-//     run});      // std::vector<bench::result>(const bench::options&)
+//     {bench::integer("accounts", "2621440", 2, 0xFFFFFFFF, "number of accounts"),   // its own options
+//      bench::toggle("presort", "sort each block first"),
+//      bench::common_threads(stm::lock_word::max_threads),                           // common options it uses
+//      bench::common("seed"), bench::common("cm"), ...},
+//     validate,    // void(const bench::options&): throw stm::usage_error on bad input
+//     run,         // std::vector<bench::result>(const bench::options&)
+//     estimate});  // bench::resources(const bench::options&): memory of one run
 //
-// Options shared by many workloads (--threads, --ops, --impl, --cm, ...) are
-// common options; a workload's own options are declared as strings with a
-// default and read with the typed getters below, which reject bad values with
-// one clear sentence. validate() runs before any work; run() must verify the
-// workload's invariant and set result::verified. stm_bench exits non-zero when
-// any result is unverified.
+// Every option a workload uses is declared with what its value may be (an
+// integer range, a number range, a list of words, a switch, free text);
+// stm_bench checks each given value against its declaration, refuses an
+// option that the chosen workload does not declare, compares estimate() with
+// the memory of the machine (estimate() may throw usage_error too: it sees
+// the options before validate()), then calls validate() for what depends on
+// several options (and on --impl: an option that the chosen implementations
+// do not use is refused there, see options::refuse), all before any work.
+// --help and --list print every range. Options shared by many workloads
+// (--threads, --ops, --impl, --cm, --seconds, --seed, --hash, --cm-wait,
+// --cm-backoff) are common options: a workload declares the ones it uses with
+// common() (the common range) or a tighter range of its own, and reads them
+// from the typed fields of `options`. run() must verify the workload's
+// invariant and set result::verified; stm_bench exits non-zero when any
+// result is unverified.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,12 +45,64 @@
 
 namespace bench {
 
+/// What the value of an option may be.
+enum class value_kind {
+  text,     ///< any non-empty string (a file name, ...)
+  integer,  ///< a decimal integer in [min, max], or one of `words`
+  number,   ///< a decimal number in [lo, hi], or one of `words`
+  choice,   ///< one of `words`
+};
+
 struct option_decl {
   std::string name;  // without the leading "--"
   std::string default_value;
   std::string help;
-  bool flag = false;  // true: a switch (--name sets "true"; --name=false also works)
+  bool flag = false;  // true: a switch (--name sets "true"; --name=true|false also works)
+  value_kind kind = value_kind::text;
+  std::uint64_t min = 0, max = 0;  // integer: inclusive range
+  double lo = 0, hi = 0;           // number: inclusive range
+  std::vector<std::string> words{};  // choice: the values; integer, number: words accepted besides numbers
 };
+
+/// An integer option in [min, max] (words: values accepted besides numbers, e.g. {"auto"}).
+option_decl integer(const std::string& name, const std::string& dflt, std::uint64_t min, std::uint64_t max,
+                    const std::string& help, std::vector<std::string> words = {});
+/// A number option in [lo, hi] (decimal notation; no NaN, infinity or hex).
+option_decl number(const std::string& name, const std::string& dflt, double lo, double hi, const std::string& help,
+                   std::vector<std::string> words = {});
+/// An option whose value is one of `words`.
+option_decl choice(const std::string& name, const std::string& dflt, std::vector<std::string> words,
+                   const std::string& help);
+/// A switch: --name, or --name=true|false.
+option_decl toggle(const std::string& name, const std::string& help);
+/// Free text (non-empty when given), e.g. a file name.
+option_decl text(const std::string& name, const std::string& dflt, const std::string& help);
+
+/// Common options a workload may declare: threads, ops, impl, cm, cm-wait,
+/// cm-backoff, seconds, seed, hash.
+bool is_common(const std::string& name);
+/// A common option with the range every workload accepts.
+option_decl common(const std::string& name);
+/// --threads within [1, max] (or "full"), for a workload that runs at most max threads.
+option_decl common_threads(std::uint64_t max);
+/// --ops within [1, max].
+option_decl common_ops(std::uint64_t max, const std::string& help);
+/// "integer in [1, 2^32-1] or full", "a number in [0, 100]", "one of: a, b, c", ...
+std::string describe(const option_decl& d);
+/// Strict check of one value against its declaration; returns the error
+/// sentence ("--x: ...") or "" when the value is valid.
+std::string check_value(const option_decl& d, const std::string& value);
+
+/// Memory one run of a configuration takes at its peak. Compared with the
+/// machine before any work; all sums saturate (see bench::bytes).
+struct resources {
+  std::uint64_t host_bytes = 0;    ///< host memory (inputs, copies for verification, ...)
+  std::uint64_t device_bytes = 0;  ///< the backend's buffers: GPU memory, or host memory on the CPU backend
+  std::string lower;               ///< the option(s) to lower when it does not fit, e.g. "--accounts"
+};
+/// Saturating sum of products: bytes({{n, 4}, {m, 16}}) = 4n + 16m, or
+/// UINT64_MAX when that overflows (a size that overflows never fits).
+std::uint64_t bytes(std::initializer_list<std::initializer_list<std::uint64_t>> terms);
 
 struct options {
   // common options, already parsed and checked
@@ -52,6 +119,12 @@ struct options {
   std::uint32_t hash = 1;        // lock coverage (words per lock)
   stm::cm::tuning tune{};        // --cm-wait, --cm-backoff
   bool quiet = false;
+  std::set<std::string> given;   // every option given on the command line (or by --sweep), without "--"
+
+  /// Was --name given? (An option the chosen implementations do not use is an error.)
+  bool has(const std::string& name) const { return given.count(name) > 0; }
+  /// usage_error "--name <why>" when --name was given.
+  void refuse(const std::string& name, const std::string& why) const;
 
   // a workload's own options, as strings (default applied)
   std::map<std::string, std::string> own;
@@ -97,6 +170,8 @@ struct workload {
   std::vector<option_decl> own_options;
   std::function<void(const options&)> validate;
   std::function<std::vector<result>(const options&)> run;
+  /// Memory of one run (checked against the machine before any work).
+  std::function<resources(const options&)> estimate;
 };
 
 std::vector<workload>& registry();

@@ -20,13 +20,9 @@ namespace {
 
 workloads::bank::config make_config(const bench::options& o) {
   workloads::bank::config c;
-  const std::uint64_t accounts = o.get_u64("accounts");
-  if (accounts > 0xFFFFFFFFull) throw stm::usage_error("--accounts must be below 2^32");
-  c.accounts = static_cast<std::uint32_t>(accounts);
+  c.accounts = static_cast<std::uint32_t>(o.get_u64("accounts"));  // ranges: the declarations below
   c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
-  const std::uint64_t tpt = o.get_u64("tpt");
-  if (tpt > 1000000) throw stm::usage_error("--tpt must be at most 1000000");
-  c.tpt = static_cast<std::uint32_t>(tpt);
+  c.tpt = static_cast<std::uint32_t>(o.get_u64("tpt"));
   c.hash = o.hash;
   c.seconds = o.seconds;
   c.seed = o.seed;
@@ -38,20 +34,35 @@ workloads::bank::config make_config(const bench::options& o) {
     c.lock_spread = 0;
   } else {
     const std::uint64_t n = o.get_u64("lock-spread");
-    if (n < 1 || n > 32 || (n & (n - 1)) != 0)
+    if ((n & (n - 1)) != 0)
       throw stm::usage_error("--lock-spread must be auto or a power of two from 1 to 32, got " + spread);
     c.lock_spread = static_cast<std::uint32_t>(n);
   }
-  const std::uint64_t mp = o.get_u64("max-postpones");
-  if (mp < 1 || mp > stm::txstate::max_conflicts)
-    throw stm::usage_error("--max-postpones must be between 1 and " + std::to_string(stm::txstate::max_conflicts));
-  c.policy.max_postpones = static_cast<std::uint32_t>(mp);
+  c.policy.max_postpones = static_cast<std::uint32_t>(o.get_u64("max-postpones"));
   return c;
 }
 
 void validate(const bench::options& o) {
   workloads::bank::check(make_config(o));
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+}
+
+// The buffers of workloads::bank::run: balances, lock words (spread), the
+// table (entry + state word), per-thread sums, drain times and audit partials;
+// on the host, the drain times and their sort keys.
+bench::resources estimate(const bench::options& o) {
+  const auto c = make_config(o);
+  const std::uint64_t locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
+  const std::uint64_t spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(locks);
+  bench::resources r;
+  r.device_bytes = bench::bytes({{c.accounts, sizeof(int)},
+                                 {locks, spread, 4},
+                                 {c.threads, c.tpt, sizeof(workloads::bank::bank_tx) + 4},
+                                 {c.threads, 2 * 8 + sizeof(workloads::bank::thread_times) + 5 * 8},
+                                 {1 << 20}});
+  r.host_bytes = bench::bytes({{c.threads, sizeof(workloads::bank::thread_times) + 8}});
+  r.lower = "--accounts, --threads or --tpt";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -100,15 +111,25 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"bank",
                       "PR-STM bank: deposits, withdrawals, transfers, queries over the global transaction table "
                       "(seed paper, sections 3.3-4.3)",
-                      {{"accounts", "2621440", "number of 4-byte accounts (10 MB by default)"},
-                       {"tpt", "64", "transactions per thread (one table; timed mode: per launch)"},
-                       {"semantic", "0", "% of update transactions in deposit/withdrawal pairs whose withdrawal needs a deposit first"},
-                       {"read-only", "0", "% of the table that are balance queries (read-only)"},
-                       {"presort", "false", "sort each thread's block deposits first: no semantic conflict can occur", true},
-                       {"max-postpones", "4096", "semantic conflicts before a transaction is reported unresolved"},
-                       {"lock-spread", "auto", "lock words per lock slot (1-32; 32: every lock word in its own 128-byte line); auto: 32 up to 16,384 locks, else 1"}},
+                      {bench::integer("accounts", "2621440", 2, 0xFFFFFFFFull, "number of 4-byte accounts (10 MB by default)"),
+                       bench::integer("tpt", "64", 1, 1000000,
+                                      "transactions per thread (one table; timed mode: per launch); threads x tpt at most 2^32"),
+                       bench::number("semantic", "0", 0, 100,
+                                     "% of update transactions in deposit/withdrawal pairs whose withdrawal needs a deposit first"),
+                       bench::number("read-only", "0", 0, 100, "% of the table that are balance queries (read-only)"),
+                       bench::toggle("presort", "sort each thread's block deposits first: no semantic conflict can occur"),
+                       bench::integer("max-postpones", "4096", 1, stm::txstate::max_conflicts,
+                                      "semantic conflicts before a transaction is reported unresolved"),
+                       bench::integer("lock-spread", "auto", 1, 32,
+                                      "lock words per lock slot, a power of two (32: every lock word in its own 128-byte "
+                                      "line); auto: 32 up to 16,384 locks, else 1",
+                                      {"auto"}),
+                       bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
+                       bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
+                       bench::common("cm-backoff")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_bank

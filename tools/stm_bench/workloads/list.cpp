@@ -2,6 +2,9 @@
 // 004's insert-after/remove file replay (--nodes-file/--ops-file).
 #include "workloads/list.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "bench.hpp"
@@ -36,28 +39,71 @@ std::vector<std::string> impls(const bench::options& o) {
   throw stm::usage_error("unknown --impl '" + i + "' for workload list (known: harris, bucketed, tx, all)");
 }
 
+/// Operations times keys above which the plain Harris list is refused: every
+/// operation walks about a quarter of the key range from the head.
+constexpr std::uint64_t harris_work_bound = std::uint64_t(1) << 38;
+
+// "I/R/C": three whole percentages summing to 100.
+void parse_mix(const std::string& mix, mix_config& c) {
+  std::uint64_t v[3] = {0, 0, 0};
+  std::size_t part = 0, digits = 0;
+  bool ok = !mix.empty();
+  for (char ch : mix) {
+    if (ch == '/') {
+      ok &= digits > 0 && part < 2;
+      ++part, digits = 0;
+    } else if (ch >= '0' && ch <= '9' && digits < 3 && part < 3) {
+      v[part] = v[part] * 10 + std::uint64_t(ch - '0');
+      ++digits;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || part != 2 || digits == 0 || v[0] + v[1] + v[2] != 100)
+    throw stm::usage_error("--mix must be three whole percentages I/R/C summing to 100 (e.g. 20/20/60), got '" + mix + "'");
+  c.insert = double(v[0]);
+  c.remove = double(v[1]);
+}
+
 mix_config make_mix_config(const bench::options& o) {
-  mix_config c;
-  const auto keys = o.get_u64("keys");
-  if (keys == 0 || keys > (1u << 26)) throw stm::usage_error("--keys must be between 1 and 2^26, got " + o.get("keys"));
-  c.keys = static_cast<std::uint32_t>(keys);
+  mix_config c;  // ranges: the declarations below
+  c.keys = static_cast<std::uint32_t>(o.get_u64("keys"));
   c.ops = o.ops(1000000);
-  if (c.ops > (1ull << 31)) throw stm::usage_error("--ops must be at most 2^31 for workload list");
-  const std::string mix = o.get("mix");
-  unsigned a = 0, b = 0, d = 0;
-  char tail = 0;
-  if (std::sscanf(mix.c_str(), "%u/%u/%u%c", &a, &b, &d, &tail) != 3 || a + b + d != 100)
-    throw stm::usage_error("--mix must be I/R/C percentages summing to 100 (e.g. 20/20/60), got '" + mix + "'");
-  c.insert = a;
-  c.remove = b;
+  parse_mix(o.get("mix"), c);
   c.threads = o.threads(o.backend == stm::backend::gpu ? 65536u : 64u);
   c.seed = o.seed;
+  const auto im = impls(o);
+  if (std::find(im.begin(), im.end(), "harris") != im.end() && double(c.ops) * double(c.keys) > double(harris_work_bound))
+    throw stm::usage_error("--ops x --keys is above 2^38 for the plain harris list (each operation walks about keys/4 "
+                           "nodes): lower --ops or --keys, or run --impl bucketed or tx");
+  const std::uint64_t nodes = std::uint64_t(c.keys) + (c.insert > 0 ? c.ops : 0) + mix_buckets(c.keys) + 3;
+  if (nodes > stm::list::node::max_index)
+    throw stm::usage_error("--keys plus the inserts of --ops may need " + std::to_string(nodes) +
+                           " list nodes, a pool holds 2^30-1: lower --ops or --keys");
+  if (std::find(im.begin(), im.end(), "tx") != im.end()) stm::require_priorities(c.threads);
+  else o.refuse("cm", "applies to the tx list only (--impl tx or all)");
   return c;
 }
 
-seed_config make_seed_config(const bench::options& o) {
+/// Size of a seed file: a regular file of at most 2^32 bytes.
+std::uint64_t seed_file_size(const std::string& option, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw stm::usage_error("--" + option + ": cannot open '" + path + "'");
+  if (!S_ISREG(st.st_mode)) throw stm::usage_error("--" + option + ": '" + path + "' is not a regular file");
+  if (std::uint64_t(st.st_size) > (std::uint64_t(1) << 32))
+    throw stm::usage_error("--" + option + ": '" + path + "' is larger than 2^32 bytes");
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+void require_seed_files(const bench::options& o) {
   if (o.get("nodes-file").empty() || o.get("ops-file").empty())
     throw stm::usage_error("the seed replay needs both --nodes-file and --ops-file");
+  for (const char* name : {"keys", "mix", "ops", "seed", "cm"})
+    o.refuse(name, "does not apply to the seed file replay (--nodes-file, --ops-file)");
+}
+
+seed_config make_seed_config(const bench::options& o) {
+  require_seed_files(o);
   seed_config c;
   c.initial = stm::list::seed::read_nodes(o.get("nodes-file"));
   c.ops = stm::list::seed::read_ops(o.get("ops-file"), c.initial);
@@ -71,10 +117,34 @@ void validate(const bench::options& o) {
   impls(o);
   if (seed_mode(o)) make_seed_config(o);
   else {
-    const auto c = make_mix_config(o);
+    make_mix_config(o);
     stm::cm::dispatch(o.cm, [](auto) { return 0; });
-    stm::require_priorities(c.threads);
   }
+}
+
+// Mix: the operations (generated on the host, copied to the backend, their
+// statuses copied back), the count per key of the verification, and the node
+// pool (word, free ring, retired list) with a lock per node for tx.
+// Seed replay: a value takes at most 2 bytes of a file and an operation 4;
+// parsing, the sequential replay and the verification hold a few hash tables
+// of them on the host; the pool, its index and the operations on the backend.
+bench::resources estimate(const bench::options& o) {
+  bench::resources r;
+  if (seed_mode(o)) {
+    require_seed_files(o);
+    const std::uint64_t values = seed_file_size("nodes-file", o.get("nodes-file")) / 2 + 1;
+    const std::uint64_t ops = seed_file_size("ops-file", o.get("ops-file")) / 4 + 1;
+    r.host_bytes = bench::bytes({{values + ops, 320}});
+    r.device_bytes = bench::bytes({{values + ops, 48}, {ops, 13}, {1 << 20}});
+    r.lower = "the size of --nodes-file and --ops-file";
+    return r;
+  }
+  const mix_config c = make_mix_config(o);
+  const std::uint64_t nodes = std::uint64_t(c.keys) + c.ops + mix_buckets(c.keys) + 2;
+  r.host_bytes = bench::bytes({{c.ops, 2 * 8 + 1}, {c.keys, 4 + 8 + 1 + 4}, {nodes, 8}});
+  r.device_bytes = bench::bytes({{c.ops, 9}, {c.keys, 4}, {nodes, 8 + 4 + 4 + 4}, {1 << 20}});
+  r.lower = "--ops or --keys";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -125,12 +195,18 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"list",
                       "sorted linked lists (harris, bucketed, tx) and seed 004's insert-after replay (harris, indexed)",
-                      {{"keys", "10000", "key range of the mix: keys 0..N-1, about half present at the start"},
-                       {"mix", "20/20/60", "insert/remove/contains percentages"},
-                       {"nodes-file", "", "seed 004 listnodes.txt (with --ops-file: replay mode)"},
-                       {"ops-file", "", "seed 004 operations.txt"}},
+                      {bench::integer("keys", "10000", 1, 1u << 26, "key range of the mix: keys 0..N-1, about half present at the start"),
+                       bench::text("mix", "20/20/60", "insert/remove/contains: three whole percentages summing to 100"),
+                       bench::text("nodes-file", "", "seed 004 listnodes.txt (with --ops-file: replay mode; a regular file of at most 2^32 bytes)"),
+                       bench::text("ops-file", "", "seed 004 operations.txt (a regular file of at most 2^32 bytes)"),
+                       bench::common_threads(0xFFFFFFFFull),
+                       bench::common_ops(1ull << 31, "operations of the mix (harris: ops x keys at most 2^38)"),
+                       bench::choice("impl", "all", {"harris", "bucketed", "tx", "indexed", "all"},
+                                     "mix: harris, bucketed, tx or all; seed replay: harris, indexed or all (default harris)"),
+                       bench::common("cm"), bench::common("seed")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_list

@@ -90,17 +90,13 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   std::uint64_t inserts = 0;
   for (auto k : d.kind) inserts += k == 0;
   const std::uint64_t capacity = d.initial.size() + inserts + 1;
-  stm::buffer<std::uint32_t> init(Exec::where, std::max<std::size_t>(1, d.initial.size())), kind(Exec::where, c.ops),
-      key(Exec::where, c.ops);
-  if (!d.initial.empty()) init.upload(d.initial);
+  stm::buffer<std::uint32_t> kind(Exec::where, c.ops), key(Exec::where, c.ops);
   kind.upload(d.kind);
   key.upload(d.key);
   stm::buffer<std::uint8_t> status(Exec::where, c.ops);
-  const std::uint32_t* ip = init.data();
   const std::uint32_t* kp = kind.data();
   const std::uint32_t* yp = key.data();
   std::uint8_t* sp = status.data();
-  const std::uint32_t n_init = static_cast<std::uint32_t>(d.initial.size());
   const std::uint32_t threads = c.threads;
   const std::uint64_t n_ops = c.ops;
   outcome out;
@@ -109,8 +105,8 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   std::string structure;
   if (impl == "tx") {
     stm::list::tx_set set(Exec::where, capacity, {0, c.keys - 1, mix_buckets(c.keys)});
+    set.assign(d.initial);  // linear set-up; inserting keys one by one walks O(n^2) nodes
     const auto s = set.ref();
-    Exec::run(n_init, [=] STM_HD(std::uint32_t tid) { s.insert<CM>(tid, ip[tid]); });
     stm::stats_block stats(Exec::where);
     const auto st = stats.ref();
     out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
@@ -136,8 +132,8 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   } else {
     const std::uint32_t buckets = impl == "bucketed" ? mix_buckets(c.keys) : 1;
     stm::list::harris_set set(Exec::where, capacity, {0, std::max(c.keys, 1u) - 1, buckets});
+    set.assign(d.initial);
     const auto s = set.ref();
-    Exec::run(n_init, [=] STM_HD(std::uint32_t tid) { s.insert(ip[tid]); });
     out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
       for (std::uint64_t i = tid; i < n_ops; i += threads) {
         stm::list::op_status r;

@@ -9,6 +9,7 @@
 // mode      matched    every thread: enqueue, then dequeue, per-thread times
 //           prodcons   one producer for three consumers
 // Every run is verified: each item dequeued exactly once, per-producer FIFO.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,27 +51,29 @@ std::vector<plan> make_plans(const options& o) {
   if (o.backend == stm::backend::cpu && base.threads > stm::cpu_max_resident)
     throw stm::usage_error("the queue workload needs every thread resident: the CPU backend runs at most " +
                            std::to_string(stm::cpu_max_resident) + " threads, got " + std::to_string(base.threads));
+  if (o.backend == stm::backend::gpu && base.threads > o.full_occupancy)
+    throw stm::usage_error("the queue workload needs every thread resident: the GPU keeps " +
+                           std::to_string(o.full_occupancy) + " resident, got " + std::to_string(base.threads));
   const std::uint32_t consumers_n = base.prodcons ? base.threads - base.threads / 4 : base.threads;
 
-  std::uint64_t capacity = 0;
-  if (o.get("capacity") != "auto") {
-    capacity = o.get_u64("capacity");
-    if (capacity == 0) throw stm::usage_error("--capacity must be at least 1");
-  }
+  std::uint64_t capacity = 0;  // 0: auto (ranges: the declarations below)
+  if (o.get("capacity") != "auto") capacity = o.get_u64("capacity");
   std::uint32_t per_thread = 0;
-  if (o.get("per-thread") != "auto") {
-    const std::uint64_t v = o.get_u64("per-thread");
-    if (v == 0 || v > 0xFFFFFFFFull) throw stm::usage_error("--per-thread must be between 1 and 2^32-1");
-    per_thread = static_cast<std::uint32_t>(v);
-  }
+  if (o.get("per-thread") != "auto") per_thread = static_cast<std::uint32_t>(o.get_u64("per-thread"));
   if (!o.ops_arg.empty()) {
-    if (per_thread) throw stm::usage_error("give --ops or --per-thread, not both");
+    o.refuse("per-thread", "and --ops both set the run's length: give one");
     const std::uint64_t ops = o.ops(0);
-    per_thread = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ops / consumers_n));
+    if (ops % consumers_n != 0 || ops / consumers_n > 0xFFFFFFFFull)
+      throw stm::usage_error("--ops " + std::to_string(ops) + " must be a multiple of the " + std::to_string(consumers_n) +
+                             " dequeuing threads, at most 2^32-1 each");
+    per_thread = static_cast<std::uint32_t>(ops / consumers_n);
   }
+  const auto impls = impls_of(o);
+  if (std::find(impls.begin(), impls.end(), "tx") == impls.end())
+    o.refuse("cm", "applies to the tx queue only (--impl tx or all)");
 
   std::vector<plan> plans;
-  for (const auto& impl : impls_of(o)) {
+  for (const auto& impl : impls) {
     plan p = base;
     p.impl = impl;
     const bool ticket = impl == "ticket" || impl == "ticket-nb";
@@ -105,6 +108,20 @@ std::vector<plan> make_plans(const options& o) {
 
 void validate(const options& o) { make_plans(o); }
 
+// The dequeued items (recorded on the backend, then copied and reordered on
+// the host) and the queue's slots or nodes, per implementation (they run one
+// after the other).
+resources estimate(const options& o) {
+  resources r;
+  for (const auto& p : make_plans(o)) {
+    const std::uint64_t items = pairs(p);
+    r.device_bytes = std::max(r.device_bytes, bytes({{items, 8}, {p.capacity, 32}, {p.threads, 64}, {1 << 20}}));
+    r.host_bytes = std::max(r.host_bytes, bytes({{items, 3 * 8}}));
+  }
+  r.lower = "--ops, --per-thread or --capacity";
+  return r;
+}
+
 std::vector<result> run(const options& o) {
   const auto plans = make_plans(o);
   if (o.backend == stm::backend::gpu) {
@@ -119,11 +136,22 @@ std::vector<result> run(const options& o) {
 
 registrar reg({"queue",
                "concurrent FIFO queues: Scogland-Feng ticket queue (blocking / non-waiting), Michael-Scott, STM",
-               {{"mode", "matched", "matched (enqueue then dequeue per thread) | prodcons (1 producer : 3 consumers)"},
-                {"capacity", "auto", "queue capacity (ticket: a power of two); auto: the next power of two >= threads, at least 1024"},
-                {"per-thread", "auto", "pairs per thread (matched) or items per consumer (prodcons); auto: 64 ticket / 1 ticket-nb,ms,tx on the GPU"}},
+               {choice("mode", "matched", {"matched", "prodcons"},
+                       "matched (enqueue then dequeue per thread) | prodcons (1 producer : 3 consumers)"),
+                integer("capacity", "auto", 1, 1ull << 30,
+                        "queue capacity (ticket: a power of two from 2); auto: the next power of two >= threads, at least 1024",
+                        {"auto"}),
+                integer("per-thread", "auto", 1, 0xFFFFFFFFull,
+                        "pairs per thread (matched) or items per consumer (prodcons); auto: 64 ticket / 1 ticket-nb,ms,tx "
+                        "on the GPU, 2000 / 200 on the CPU",
+                        {"auto"}),
+                common_threads(0xFFFFFFFFull),
+                common_ops(1ull << 36, "operations: a multiple of the dequeuing threads (instead of --per-thread)"),
+                choice("impl", "ticket", {"ticket", "ticket-nb", "ms", "tx", "all"}, "queue implementation"),
+                common("cm")},
                validate,
-               run});
+               run,
+               estimate});
 
 }  // namespace
 }  // namespace bench::queue_bench

@@ -24,33 +24,41 @@ std::vector<std::string> impls_of(const bench::options& o) {
 }
 
 config make_config(const bench::options& o) {
-  config c;
+  config c;  // ranges: the declarations below
   c.cm = o.cm;
   c.seed = o.seed;
   c.ops = o.ops(o.backend == stm::backend::gpu ? 1000000u : 100000u);
-  if (c.ops > 0xFFFFFFFFull - 1) throw stm::usage_error("--ops must be below 2^32 - 1 for the stack workload");
   // Default: one operation per thread (seed 000's scalability test) on the GPU.
   const std::uint64_t dflt = o.backend == stm::backend::gpu ? c.ops : std::min<std::uint64_t>(c.ops, 64);
   c.threads = o.threads(static_cast<std::uint32_t>(std::min<std::uint64_t>(dflt, 0xFFFFFFFFull)));
-  if (c.threads > c.ops) c.threads = static_cast<std::uint32_t>(c.ops);
-  const double ratio = o.get_percent("push-ratio");
-  if (ratio != static_cast<std::uint32_t>(ratio))
-    throw stm::usage_error("--push-ratio must be a whole percentage, got " + o.get("push-ratio"));
-  c.push_ratio = static_cast<std::uint32_t>(ratio);
+  if (c.threads > c.ops)
+    throw stm::usage_error("--threads " + std::to_string(c.threads) + " is more than the " + std::to_string(c.ops) +
+                           " operations (--ops): lower --threads or raise --ops");
+  c.push_ratio = static_cast<std::uint32_t>(o.get_u64("push-ratio"));
   c.prefill = o.get("prefill") == "auto" ? c.ops / 2 : o.get_u64("prefill");
   c.capacity = o.get("capacity") == "auto" ? c.prefill + c.ops : o.get_u64("capacity");
-  if (c.capacity == 0) throw stm::usage_error("--capacity must be at least 1");
-  if (c.capacity > (1ull << 31)) throw stm::usage_error("--capacity must be at most 2^31");
+  if (c.capacity > (1ull << 31))
+    throw stm::usage_error("the stack's capacity (prefill + ops by default) must be at most 2^31, got " +
+                           std::to_string(c.capacity) + ": lower --ops or --prefill, or give --capacity");
   if (c.prefill > c.capacity) throw stm::usage_error("--prefill must not exceed --capacity");
   if (c.prefill + c.ops > 0xFFFFFFFFull - 1) throw stm::usage_error("--prefill plus --ops must be below 2^32 - 1");
-  const std::uint64_t shards = o.get_u64("shards");
-  if (shards == 0 || shards > (1u << 24)) throw stm::usage_error("--shards must be between 1 and 2^24");
-  c.shards = static_cast<std::uint32_t>(shards);
-  const std::uint64_t slots = o.get_u64("elim-slots"), offer = o.get_u64("offer-ns");
-  if (slots > 1024) throw stm::usage_error("--elim-slots must be at most 1024");
-  if (offer > 100000000u) throw stm::usage_error("--offer-ns must be at most 10^8");
-  c.treiber.slots_per_sm = static_cast<std::uint32_t>(slots);
-  c.treiber.offer_ns = static_cast<std::uint32_t>(offer);
+  c.shards = static_cast<std::uint32_t>(o.get_u64("shards"));
+  c.treiber.slots_per_sm = static_cast<std::uint32_t>(o.get_u64("elim-slots"));
+  c.treiber.offer_ns = static_cast<std::uint32_t>(o.get_u64("offer-ns"));
+  const auto impls = impls_of(o);
+  auto runs = [&](const char* i) { return std::find(impls.begin(), impls.end(), i) != impls.end(); };
+  if (!runs("sharded")) o.refuse("shards", "applies to the sharded stack only (--impl sharded or all)");
+  else if (c.shards > c.capacity && !o.has("shards"))  // the default: as many shards as cells, as the stack does
+    c.shards = static_cast<std::uint32_t>(c.capacity);
+  else if (c.shards > c.capacity)  // the stack would quietly use fewer shards than asked for
+    throw stm::usage_error("--shards " + std::to_string(c.shards) + " is more than the capacity " +
+                           std::to_string(c.capacity) + ": lower --shards or raise --capacity");
+  if (!runs("treiber") && !runs("treiber-single")) {
+    o.refuse("elim-slots", "applies to the treiber stacks only (--impl treiber, treiber-single or all)");
+    o.refuse("offer-ns", "applies to the treiber stacks only (--impl treiber, treiber-single or all)");
+  }
+  if (!runs("tx")) o.refuse("cm", "applies to the tx stack only (--impl tx or all)");
+  if (runs("tx") && o.has("threads")) stm::require_priorities(c.threads);
   return c;
 }
 
@@ -58,6 +66,18 @@ void validate(const bench::options& o) {
   make_config(o);
   for (const auto& impl : impls_of(o))
     if (impl == "tx") stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+}
+
+// Status and value of every operation (on the backend, then copied to the
+// host with a balance byte per value), and the stack's cells (a lock word per
+// cell for tx) and shards; the implementations run one after the other.
+bench::resources estimate(const bench::options& o) {
+  const config c = make_config(o);
+  bench::resources r;
+  r.device_bytes = bench::bytes({{c.ops, 8}, {c.capacity, 24}, {c.shards, 64}, {1 << 20}});
+  r.host_bytes = bench::bytes({{c.ops, 8}, {c.prefill + c.ops + 1}});
+  r.lower = "--ops, --prefill or --capacity";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -105,16 +125,24 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"stack",
                       "concurrent stacks: treiber (seed 000; treiber-single: without warp batching), scan (seed 001), sharded (fast), tx (STM)",
-                      {{"push-ratio", "50", "percentage of operations that push (0..100)"},
-                       {"prefill", "auto", "values pushed before the timed run (auto: half of --ops)"},
-                       {"capacity", "auto", "stack capacity (auto: prefill + ops, so no push can fail)"},
-                       {"shards", "1024", "shards of the sharded stack"},
-                       {"elim-slots", std::to_string(stm::stack::treiber_config{}.slots_per_sm),
-                        "treiber: grid-wide elimination slots per SM (0: off)"},
-                       {"offer-ns", std::to_string(stm::stack::treiber_config{}.offer_ns),
-                        "treiber: how long a push batch's elimination offer waits (ns)"}},
+                      {bench::integer("push-ratio", "50", 0, 100, "percentage of operations that push"),
+                       bench::integer("prefill", "auto", 0, 1ull << 31, "values pushed before the timed run (auto: half of --ops)",
+                                      {"auto"}),
+                       bench::integer("capacity", "auto", 1, 1ull << 31,
+                                      "stack capacity (auto: prefill + ops, so no push can fail)", {"auto"}),
+                       bench::integer("shards", "1024", 1, 1u << 24, "shards of the sharded stack"),
+                       bench::integer("elim-slots", std::to_string(stm::stack::treiber_config{}.slots_per_sm), 0, 1024,
+                                      "treiber: grid-wide elimination slots per SM (0: off)"),
+                       bench::integer("offer-ns", std::to_string(stm::stack::treiber_config{}.offer_ns), 0, 100000000,
+                                      "treiber: how long a push batch's elimination offer waits (ns)"),
+                       bench::common_threads(0xFFFFFFFFull),
+                       bench::common_ops(0xFFFFFFFFull - 1, "operations (at least --threads; prefill + ops below 2^32-1)"),
+                       bench::choice("impl", "all", {"treiber", "treiber-single", "scan", "sharded", "tx", "all"},
+                                     "stack implementation"),
+                       bench::common("cm"), bench::common("seed")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_stack
