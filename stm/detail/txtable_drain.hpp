@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "stm/detail/lane_pause.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::detail {
@@ -26,12 +27,12 @@ namespace stm::detail {
 // inside TX_BEGIN/TX_END, a warp moves on only when its unluckiest lane has
 // committed.)
 //
-// Pauses are deadlines on the lane's clock (platform::ticks): a pausing lane
-// skips its turn while other lanes attempt, and the warp sleeps only when
-// every lane still draining is pausing, until the first deadline. `live`
-// holds the lanes still draining; every lane of it takes part in the ballot
-// and the minimum at the top of the loop. On the CPU a warp is one thread,
-// which sleeps its pauses at once.
+// Pauses are deadlines on the lane's clock (lane_pause, lane_turn of
+// lane_pause.hpp): a pausing lane skips its turn while other lanes attempt,
+// and the warp sleeps only when every lane still draining is pausing, until
+// the first deadline. `live` holds the lanes still draining; every lane of it
+// takes part in the ballot and the minimum at the top of the loop. On the CPU
+// a warp is one thread, which sleeps its pauses at once.
 //
 // The lane's time is accounted as it goes (two clock reads per attempt): the
 // ticks spent in attempts and the pauses asked for. What is left of its drain
@@ -67,17 +68,11 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
   std::uint32_t conflicts = 0;  // semantic conflicts of the current entry so far
   Entry next_e = entries[at(0)];
   std::uint32_t next_s = state_of(0), next_j = 0;  // prefetched entry next_j
-  std::uint64_t wait_until = 0;  // no step before this tick
-  std::uint32_t wait_ticks = 0;  // length of the current pause (bounds a clock that jumped)
+  lane_pause waiting;  // no step before its deadline
 
   auto pause = [&](std::uint32_t ns) {
     times.pause_ns += ns;
-#if STM_ON_DEVICE
-    wait_ticks = ns * platform::ticks_per_ns();
-    wait_until = platform::ticks() + wait_ticks;
-#else
-    platform::backoff_ns(ns);
-#endif
+    waiting.start(ns);
   };
 
   std::uint32_t live = platform::active_mask();
@@ -102,7 +97,7 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
             tx.set_thread_id(tid);
             start = j = idle = 0;
             any_pending = progress = false;
-            wait_until = 0;
+            waiting.clear();
             next_e = entries[at(0)];
             next_s = state_of(0);
             next_j = 0;
@@ -149,18 +144,9 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
     live = platform::ballot(live, !done);
     if (done) break;
 
-    std::uint32_t left = 0;  // ticks this lane still pauses
-    if (wait_until != 0) {
-      const std::uint64_t now = platform::ticks();
-      if (now < wait_until && wait_until - now <= wait_ticks) left = static_cast<std::uint32_t>(wait_until - now);
-      else wait_until = 0;
-    }
-    const std::uint32_t first = platform::reduce_min(live, left);
-    if (first != 0) {  // every lane pauses: sleep until the first deadline
-      platform::backoff_ns(first / platform::ticks_per_ns());
-      continue;
-    }
-    if (left != 0 || !have) continue;  // pausing while other lanes attempt, or a new pass after its pause
+    // Pausing while other lanes attempt (or every lane pauses: the warp slept
+    // until the first deadline), or a new pass after its pause.
+    if (!lane_turn(live, waiting) || !have) continue;
 
     const std::uint64_t t0 = platform::ticks();
     run(e);  // one attempt (TX_ATTEMPT), or until a final outcome (TX_BEGIN/TX_END)

@@ -34,6 +34,8 @@ bad --workload bank --lock-spread 64
 bad --workload bank --lock-spread many
 bad --workload bank --sweep threads=8,0          # a bad point: refused before the first point runs
 bad --workload bank --sweep semantic=0,150
+bad --workload bank --driver tables
+bad --workload bank --sweep driver=loop,while
 
 # The headline command (CPU backend, a small bank): verified, postponements reported.
 if ! "$bench" --workload bank --semantic 100 --backend cpu --accounts 4096 --threads 16 --tpt 32 --warmup 0 \
@@ -53,5 +55,15 @@ elif [ "$(grep -c '^{"workload": "bank"' "$tmp/out")" != 4 ]; then
   echo "FAIL: sweep wrote $(wc -l <"$tmp/out") lines, expected 4 JSON objects"; cat "$tmp/out"; fail=1
 else
   echo "ok: sweep wrote 4 JSON objects"
+fi
+# Every driver runs the same table and verifies; the JSON says which ran.
+if ! "$bench" --workload bank --backend cpu --accounts 128 --threads 8 --tpt 16 --warmup 0 -q \
+    --sweep driver=table,loop,for >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: driver sweep failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif [ "$(grep -c '"driver": "table"' "$tmp/out")" != 1 ] || [ "$(grep -c '"driver": "loop"' "$tmp/out")" != 1 ] ||
+     [ "$(grep -c '"driver": "for"' "$tmp/out")" != 1 ] || [ "$(grep -c '"verified": true' "$tmp/out")" != 3 ]; then
+  echo "FAIL: driver sweep did not report three verified drivers"; cat "$tmp/out"; fail=1
+else
+  echo "ok: drivers table, loop and for verified"
 fi
 exit $fail

@@ -32,6 +32,14 @@
 // threads: money that another pair took early is repaid by that pair's deposit,
 // which sits in a thread that has not finished.
 //
+// The drivers (--driver): `table` drains the table with Algorithm 3 (one
+// resident worker per place, block after block: stm/txtable.hpp); `loop` runs
+// each logical thread's block as a kernel written like the README's plain
+// example would, a per-thread loop with one TX_BEGIN/TX_END per transaction;
+// `for` runs it with the loop form TX_FOR (stm/tx_macros.hpp). The two kernel
+// forms give a semantic conflict up at once (it ends the transaction, as
+// TX_END does): the entry is reported unresolved, with one conflict.
+//
 // Invariants checked after every run: total money = initial + committed
 // deposits - committed withdrawals (recounted from the table); no balance is
 // negative; every transaction committed exactly once (table's finish flags ==
@@ -53,6 +61,19 @@
 
 namespace workloads::bank {
 
+/// Which code runs the table's transactions (see the file comment).
+enum class driver : std::uint8_t { table, loop, for_each };
+inline const char* driver_name(driver d) {
+  return d == driver::table ? "table" : d == driver::loop ? "loop" : "for";
+}
+/// "table", "loop" or "for"; throws stm::usage_error otherwise.
+inline driver parse_driver(const std::string& s) {
+  if (s == "table") return driver::table;
+  if (s == "loop") return driver::loop;
+  if (s == "for") return driver::for_each;
+  throw stm::usage_error("--driver must be table, loop or for, got '" + s + "'");
+}
+
 struct config {
   std::uint32_t accounts = 2621440;  // 10 MB of 4-byte balances, as the paper
   std::uint32_t threads = 6720;      // the paper's default launch
@@ -66,6 +87,8 @@ struct config {
   bool presort = false;              // sort each block by descending tag before the launch
   int initial = 1000000;             // starting balance of the non-semantic accounts
   stm::txtable_policy policy{};      // postponement bound (semantic_retries comes from the manager)
+  driver drive = driver::table;      // who runs the transactions
+  bool opaque = false;               // tx_config's Opaque (the bank validates at commit: false)
 };
 
 struct outcome {
@@ -205,9 +228,56 @@ struct thread_times {
   unsigned long long pause_ns;       // pauses asked for
 };
 
+/// The body of entry e, one attempt on tx. Reads and writes through
+/// tx.read/tx.write (a conflict returns at once: the macros' rule), so that
+/// every driver runs the same body inside its own form. Opaque = false is
+/// enough for it: the body only adds, subtracts and compares, so a value it
+/// reads can never make it crash or loop. A stale value can make it declare
+/// a semantic conflict that was not one: that only postpones the transaction
+/// (or, in the kernel forms, gives it up), it never commits on a stale value.
+template <class Tx>
+STM_HD inline void apply(Tx& tx, const bank_tx& e, int* bal) {
+  switch (e.kind) {
+    case deposit: {
+      const int b = tx.read(&bal[e.to]);
+      if (!tx.active()) return;
+      tx.write(&bal[e.to], b + e.amount);
+      return;
+    }
+    case withdraw: {
+      const int a = tx.read(&bal[e.from]);
+      if (!tx.active()) return;
+      if (a < e.amount) return tx.semantic_conflict();
+      tx.write(&bal[e.from], a - e.amount);
+      return;
+    }
+    case transfer: {
+      const int a = tx.read(&bal[e.from]);
+      if (!tx.active()) return;
+      const int b = tx.read(&bal[e.to]);
+      if (!tx.active()) return;
+      if (a < e.amount) return tx.semantic_conflict();
+      tx.write(&bal[e.from], a - e.amount);
+      if (!tx.active()) return;
+      tx.write(&bal[e.to], b + e.amount);
+      return;
+    }
+    default: {  // query: a consistent look at two balances
+      (void)tx.read(&bal[e.from]);
+      if (!tx.active()) return;
+      (void)tx.read(&bal[e.to]);
+      return;
+    }
+  }
+}
+
+/// The descriptor's configuration: 4 reads, 4 writes, opaque or not.
+template <bool Opaque>
+using tx_config_of = stm::tx_config<4, 4, Opaque>;
+
 /// Algorithm 3 over the bank table: one descriptor per worker, which drains
 /// the blocks (logical threads) `blocks` hands it; counters flushed once.
-template <class CM>
+template <class CM, bool Opaque = false>
 struct drain_kernel {
   CM cm;
   stm::lock_table_ref locks;
@@ -219,49 +289,57 @@ struct drain_kernel {
   thread_times* times = nullptr;  // optional: where each logical thread's drain time went
 
   STM_HD void operator()(std::uint32_t worker) const {
-    // Commit-time validation (Opaque = false): the body only adds, subtracts and
-    // compares, so a value it reads can never make it crash or loop. A stale
-    // value can make it declare a semantic conflict that was not one: that
-    // only postpones the transaction, it never commits on a stale value.
-    stm::transaction<CM, stm::tx_config<4, 4, false>> tx(locks, worker, cm);
+    stm::transaction<CM, tx_config_of<Opaque>> tx(locks, worker, cm);
     int* const bal = balance;
     auto run = [&tx, bal](const bank_tx& e) {
-      TX_ATTEMPT(tx) {
-        switch (e.kind) {
-          case deposit: {
-            const int b = TX_READ(tx, &bal[e.to]);
-            TX_WRITE(tx, &bal[e.to], b + e.amount);
-            break;
-          }
-          case withdraw: {
-            const int a = TX_READ(tx, &bal[e.from]);
-            if (a < e.amount) TX_SEMANTIC_ABORT(tx);
-            TX_WRITE(tx, &bal[e.from], a - e.amount);
-            break;
-          }
-          case transfer: {
-            const int a = TX_READ(tx, &bal[e.from]);
-            const int b = TX_READ(tx, &bal[e.to]);
-            if (a < e.amount) TX_SEMANTIC_ABORT(tx);
-            TX_WRITE(tx, &bal[e.from], a - e.amount);
-            TX_WRITE(tx, &bal[e.to], b + e.amount);
-            break;
-          }
-          default: {  // query: a consistent look at two balances
-            const int a = TX_READ(tx, &bal[e.from]);
-            const int b = TX_READ(tx, &bal[e.to]);
-            (void)a;
-            (void)b;
-            break;
-          }
-        }
-      }
+      TX_ATTEMPT(tx) { apply(tx, e, bal); }
       TX_ATTEMPT_END(tx);
     };
     thread_times* const tt = times;
     table.drain_blocks(tx, run, policy, worker, blocks, [tt](std::uint32_t t, const stm::txtable_drain_times& d) {
       if (tt != nullptr) tt[t] = thread_times{d.ns, d.ticks, d.attempt_ticks, d.pause_ns};
     });
+    stats.add(tx.counters());
+  }
+};
+
+/// The kernel forms (drivers loop and for): logical thread tid runs its block
+/// of the table in order, as a user's kernel would run its own transactions;
+/// each entry's state word then says how it ended (committed; a semantic
+/// conflict or an overflow: unresolved). times[tid] gets the thread's span
+/// (its attempts and pauses are not split out: 0).
+template <class CM, bool Opaque, bool Loop>
+struct thread_kernel {
+  CM cm;
+  stm::lock_table_ref locks;
+  stm::stats_ref stats;
+  stm::txtable_ref<bank_tx> table;
+  int* balance;
+  thread_times* times;
+
+  STM_HD void finish(std::uint32_t tid, std::uint32_t j, const stm::transaction<CM, tx_config_of<Opaque>>& tx) const {
+    const std::uint32_t w = tx.committed() ? stm::txstate::make(stm::txstate::committed, 0)
+                            : stm::txstate::make(stm::txstate::unresolved, tx.status() == stm::tx_status::semantic ? 1 : 0);
+    stm::atomic_ref<std::uint32_t>(table.state[table.index(tid, j)]).store(w, stm::memory_order_relaxed);
+  }
+
+  STM_HD void operator()(std::uint32_t tid) const {
+    const std::uint64_t ns0 = stm::platform::global_ns(), ticks0 = stm::platform::ticks();
+    stm::transaction<CM, tx_config_of<Opaque>> tx(locks, tid, cm);
+    int* const bal = balance;
+    const bank_tx* const entries = table.entries;
+    if constexpr (Loop) {  // the README's plain form: one TX_BEGIN/TX_END per transaction
+      for (std::uint32_t j = 0; j < table.per_thread; ++j) {
+        const bank_tx e = entries[table.index(tid, j)];
+        TX_BEGIN(tx) { apply(tx, e, bal); }
+        TX_END(tx);
+        finish(tid, j, tx);
+      }
+    } else {  // the loop form
+      TX_FOR(tx, j, table.per_thread) { apply(tx, entries[table.index(tid, j)], bal); }
+      TX_FOR_THEN(tx) { finish(tid, j, tx); }
+    }
+    times[tid] = thread_times{stm::platform::global_ns() - ns0, stm::platform::ticks() - ticks0, 0, 0};
     stats.add(tx.counters());
   }
 };
@@ -324,9 +402,9 @@ inline void check(const config& c) {
   stm::require_priorities(c.threads);
 }
 
-template <class Exec, class CM>
-outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
-  check(c);
+namespace detail {
+template <class Exec, class CM, bool Opaque>
+outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const stm::backend where = Exec::where;
   outcome out;
   out.semantic_accounts = semantic_accounts(c);
@@ -364,9 +442,24 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   // accounts). H100, 4,096 accounts, full occupancy: prstm 239 -> 243 M tx/s,
   // backoff 191 -> 217 M (results/bank_fences_ab.jsonl).
   stm::buffer<std::uint32_t> handed(where, 1);
-  const std::uint32_t drainers = Exec::template resident<drain_kernel<CM>>(c.threads);
-  drain_kernel<CM> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
-                     stm::txtable_blocks{handed.data(), drainers}, times.data()};
+  const std::uint32_t drainers =
+      c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Opaque>>(c.threads) : c.threads;
+  drain_kernel<CM, Opaque> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
+                             stm::txtable_blocks{handed.data(), drainers}, times.data()};
+  // The kernel forms: one thread per logical thread, as a user's kernel.
+  thread_kernel<CM, Opaque, true> plain{cm, locks.ref(), stats.ref(), table.ref(), balance.data(), times.data()};
+  thread_kernel<CM, Opaque, false> loop_form{cm, locks.ref(), stats.ref(), table.ref(), balance.data(), times.data()};
+  auto launch = [&]() -> double {
+    switch (c.drive) {
+      case driver::loop:
+        return Exec::run(c.threads, plain);
+      case driver::for_each:
+        return Exec::run(c.threads, loop_form);
+      default:
+        handed.fill(0);
+        return Exec::run(drainers, k);
+    }
+  };
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
@@ -377,8 +470,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
     out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), c.threads));
     out.queries += static_cast<std::uint64_t>(
         Exec::template sum<long long, long long>(per_thread.data() + c.threads, c.threads));
-    handed.fill(0);
-    out.seconds += Exec::run(drainers, k);
+    out.seconds += launch();
     {  // not timed: the spread of the threads' drain times, and where they went
       const std::vector<thread_times> tt = times.to_vector();
       std::vector<unsigned long long> ns(tt.size());
@@ -435,6 +527,15 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
                 " (table saw " + std::to_string(out.table.conflicts) + "), lock table " +
                 (out.locks_free ? "free" : "NOT free");
   return out;
+}
+
+}  // namespace detail
+
+template <class Exec, class CM>
+outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
+  check(c);
+  if (c.opaque) return detail::run<Exec, CM, true>(c, cm, on_progress);
+  return detail::run<Exec, CM, false>(c, cm, on_progress);
 }
 
 }  // namespace workloads::bank

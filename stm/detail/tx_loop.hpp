@@ -1,0 +1,122 @@
+// stm/detail/tx_loop.hpp - the driver behind TX_FOR and TX_BEGIN/TX_END
+// (stm/tx_macros.hpp): one lane runs transactions 0..n-1 one attempt at a
+// time, and the lanes of a warp take turns the way the transaction table
+// does (stm/detail/txtable_drain.hpp, sharing lane_pause.hpp with it).
+//
+// The macros expand to
+//   for (tx_loop<Tx> loop(tx, n); loop.next();)
+//     if (loop.attempting()) { loop.start_attempt(); <body>; tx.commit(); }
+//     else <the then-clause of transaction loop.index()>
+// next() reads what the attempt came to and decides what this lane does in
+// the next pass of the for loop:
+//  - a retryable abort (a concurrent conflict): the same transaction again
+//    after the manager's pause (transaction::pause_ns), kept as a deadline:
+//    the lane skips passes until then while the other lanes of its warp go on
+//    with their own transactions (TX_FOR) or retries (TX_BEGIN/TX_END);
+//  - a final outcome (committed, semantic conflict, set overflow): one pass
+//    for the then-clause (Report = true), and the lane's next transaction.
+// Nothing in a pass loops until a transaction commits, so a warp never waits
+// for its unluckiest lane before the others start their next transactions.
+//
+// Collectives. `live` holds the lanes that entered the loop together
+// (__activemask at construction) and have not finished; each of them calls
+// the ballot and lane_turn's minimum at the one call site inside next(),
+// once per pass, and a lane leaves `live` by the ballot that sees it done.
+// The body and the then-clause run between those calls, some lanes in them
+// and some not, so they must not use warp-collective operations across lanes,
+// and must not leave the loop (break, return, goto): the other lanes would
+// wait for the leaver at the next ballot.
+//
+// Warp-serial escalation (STM_TX_WARP_SERIAL = N > 0, default 8): a lane
+// whose transaction has aborted N times in a row takes the warp's token for
+// the passes in which it is ready: while some ready lane holds it, only the
+// lowest such lane attempts and the other lanes of the warp skip the pass
+// (they do not pause). Its lanes can then no longer defeat it, whatever their
+// priorities: under prstm a low-priority lane otherwise loses every pass to a
+// higher-priority lane of its own warp that starts its next transaction at
+// once, and the no-steal managers can collide in lock-step pass after pass.
+// It is the warp-wide counterpart of libitm's serial-irrevocable mode (the
+// token is per warp: transactions of other warps still run beside it).
+// STM_TX_WARP_SERIAL=0 turns it off.
+#pragma once
+
+#include <cstdint>
+
+#include "stm/detail/lane_pause.hpp"
+#include "stm/platform.hpp"
+
+#ifndef STM_TX_WARP_SERIAL
+#define STM_TX_WARP_SERIAL 8
+#endif
+
+namespace stm::detail {
+
+template <class Tx, bool Report>
+class tx_loop {
+ public:
+  STM_HD tx_loop(Tx& tx, std::uint32_t n) : tx_(tx), n_(n), live_(platform::active_mask()) {}
+
+  /// The next pass: false when this lane has run all its transactions.
+  STM_HD bool next() {
+    if (reporting_) {  // the then-clause ran: on to the next transaction
+      reporting_ = false;
+      advance();
+    } else if (ran_) {
+      ran_ = false;
+      if (tx_.retryable()) {
+        pause_.start(tx_.pause_ns());
+      } else if (Report) {
+        reporting_ = true;  // a pass of its own for the then-clause
+        return true;
+      } else {
+        advance();
+      }
+    }
+    for (;;) {
+      const bool done = i_ >= n_;
+      live_ = platform::ballot(live_, !done);
+      if (done) return false;
+      bool go = lane_turn(live_, pause_);
+#if STM_TX_WARP_SERIAL > 0
+      const bool escalated = go && !fresh_ && tx_.attempts() + 1u >= static_cast<std::uint32_t>(STM_TX_WARP_SERIAL);
+      const std::uint32_t holders = platform::ballot(live_, escalated);
+      if (holders != 0 && platform::lowest_bit(holders) != platform::lane_id()) go = false;
+#endif
+      if (go) {
+        ran_ = true;
+        return true;
+      }
+    }
+  }
+
+  /// This pass runs an attempt (else the then-clause of index()).
+  STM_HD bool attempting() const { return !reporting_; }
+  /// The transaction this pass is about (0..n-1).
+  STM_HD std::uint32_t index() const { return i_; }
+  /// Before the body: a new transaction, or the next attempt of this one.
+  STM_HD void start_attempt() {
+    if (fresh_) {
+      fresh_ = false;
+      tx_.begin();
+    } else {
+      tx_.start_attempt();
+    }
+  }
+
+ private:
+  STM_HD void advance() {
+    ++i_;
+    fresh_ = true;
+  }
+
+  Tx& tx_;
+  std::uint32_t n_;
+  std::uint32_t i_ = 0;
+  std::uint32_t live_;
+  lane_pause pause_;
+  bool ran_ = false;        // next() handed out an attempt: its outcome is in tx_
+  bool reporting_ = false;  // this pass is the then-clause of transaction i_
+  bool fresh_ = true;       // transaction i_ has not started yet
+};
+
+}  // namespace stm::detail
