@@ -262,7 +262,7 @@ const std::vector<args_t>& table() {
        "semantic=1,2,3,4,5,6,7,8,9,10", "--sweep", "read-only=1,2,3,4,5,6,7,8,9,10,11"},
       {"--sweep", "nosuch=1,2"},
       {"--sweep"},
-      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread
+      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread, --driver, --opaque
       {"--accounts", "0"},
       {"--accounts", "1"},
       {"--accounts", "4294967296"},
@@ -282,6 +282,9 @@ const std::vector<args_t>& table() {
       {"--lock-spread", "3"},
       {"--lock-spread", "64"},
       {"--lock-spread", "many"},
+      {"--driver", "nope"},
+      {"--driver", ""},
+      {"--opaque=maybe"},
       {"--workload", "stack", "--accounts", "100"},
       // queue: --mode, --capacity, --per-thread
       {"--workload", "queue", "--mode", "lifo"},
