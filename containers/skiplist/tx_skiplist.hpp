@@ -33,7 +33,8 @@
 // the keys (each level multiplies what fits by four). Writes: 2 per level of
 // the tower, 32 for the deepest (16 levels). A longer walk ends with status
 // capacity (the transaction aborts with abort_cause::capacity; nothing is
-// changed), never silently. Validation: the default validates at commit only
+// changed), never silently; so does a manager's own limit (gpustm's lock
+// log holds 128 distinct locks). Validation: the default validates at commit only
 // (stm::tx_config<R, W, false>): a walk may meet words of different moments,
 // so it checks what a consistent snapshot always shows (keys strictly
 // increasing along a level, a node's words agreeing on its key, no marked or
@@ -204,9 +205,9 @@ class tx_skiplist {
   tx_skiplist(backend where, std::uint64_t capacity, std::uint32_t levels = default_levels,
               std::uint32_t words_per_lock = 1, std::uint32_t lock_spread = 0)
       : towers_(where, capacity, levels),
-        locks_(where, num_locks(towers_.ref(), words_per_lock), towers_.ref().pool.words,
+        locks_(where, lock_count(towers_.ref(), words_per_lock), towers_.ref().pool.words,
                sizeof(node::word_t) * std::uint64_t(words_per_lock),
-               lock_spread ? lock_spread : lock_table::auto_spread(num_locks(towers_.ref(), words_per_lock))) {
+               lock_spread ? lock_spread : lock_table::auto_spread(lock_count(towers_.ref(), words_per_lock))) {
     ref_.t_ = towers_.ref();
     ref_.locks_ = locks_.ref();
   }
@@ -233,7 +234,7 @@ class tx_skiplist {
   }
 
  private:
-  static std::uint64_t num_locks(const detail::towers_ref& t, std::uint32_t words_per_lock) {
+  static std::uint64_t lock_count(const detail::towers_ref& t, std::uint32_t words_per_lock) {
     if (words_per_lock == 0 || (words_per_lock & (words_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of words, got " + std::to_string(words_per_lock));
     const std::uint64_t words = std::uint64_t(t.pool.stride) * t.levels;
