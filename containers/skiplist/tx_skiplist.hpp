@@ -29,8 +29,9 @@
 //
 // Read and write sets (tx_skiplist_config): a walk reads about
 // levels + (nodes passed) words: at 5 levels over 10,000 keys some 40 on
-// average and rarely above 100, so 256 reads leave room for about ten times
-// the keys (each level multiplies what fits by four). Writes: 2 per level of
+// average and rarely above 100; the top level holds about keys / 4^(levels-1)
+// nodes, so 256 reads fit 5 levels up to about 40,000 keys (each further
+// level multiplies that by four). Writes: 2 per level of
 // the tower, 32 for the deepest (16 levels). A longer walk ends with status
 // capacity (the transaction aborts with abort_cause::capacity; nothing is
 // changed), never silently; so does a manager's own limit (gpustm's lock
