@@ -25,10 +25,12 @@ REFERENCE = {
     "stack": [("seed 000 CAS stack", "10k / 100k / 1M ops, one per thread", "1.85 / 0.36 / 0.08 M ops/s")],
     "queue": [("FAA ticket queue (research microbenchmark)", "1M-slot ring, full occupancy", "~34 G pairs/s")],
     "list": [("seed 004 Harris list", "10,000 nodes + 100,000 ops, 32x1024 threads", "96.9 ms (1.0 M ops/s), wrong final length")],
+    "skiplist": [("TinySTM intset skiplist (CPU)", "5,000 keys, range 10,000, 1 / 16 threads, 100% updates", "1.5 / 5.1 M tx/s"),
+                 ("TinySTM intset skiplist (CPU)", "same, 20% updates", "2.1 / 16.0 M tx/s")],
 }
 
 # Columns shown per workload (after the common ones), if present.
-PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity",
+PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "levels", "mix", "mode", "push_ratio", "capacity",
           "postponed_then_committed", "unresolved"]
 
 
@@ -100,6 +102,7 @@ PIVOTS = {
     "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
     "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
+    "skiplist": (("cm",), ("mix", "read_only", "threads", "hash")),
     "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
 }
 # Every other bank A/B file (bank_*_ab.jsonl): builds or run-time variants side by side.

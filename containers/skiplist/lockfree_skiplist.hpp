@@ -95,9 +95,16 @@ class lockfree_skiplist_ref {
       while (!linked) {
         node::word_t own = lv.load(fresh);
         if (node::marked(own)) goto done;  // being removed: link no higher
-        // Another node with our key, unmarked, at level l: ours is marked at
-        // level 0 already (two unmarked nodes of one key cannot both be linked).
-        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) goto done;
+        // Another node with our key at level l (Fraser: "ensure we have unique
+        // key values at every level"): one our first search met at level l
+        // before it was deleted, or, if ours has been marked since, a newer
+        // one. Look again: the search unlinks a deleted one, and a live one
+        // means ours is marked (two unmarked nodes of one key cannot both be
+        // linked at level 0), which the next pass sees.
+        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
+          find(key, p);
+          continue;
+        }
         if (node::next(own) != p.succ[l]) {
           if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;  // only a mark changes it meanwhile
         }

@@ -37,7 +37,7 @@ bad --ops 0
 if ! "$bench" --workload skiplist --backend cpu --impl all --keys 1000 --ops 20000 --threads 8 --mix 40/40/20 \
     --warmup 0 >"$tmp/out" 2>"$tmp/err"; then
   echo "FAIL: the --impl all run failed"; cat "$tmp/out" "$tmp/err"; fail=1
-elif [ "$(grep -c '^skiplist  *\(tx\|native\) .* true$' "$tmp/out")" != 2 ]; then
+elif [ "$(grep -c '^skiplist  *\(prstm\|native\) .* true$' "$tmp/out")" != 2 ]; then
   echo "FAIL: expected a verified tx row and a verified native row"; cat "$tmp/out"; fail=1
 else
   echo "ok: --impl all printed both variants, verified"

@@ -87,9 +87,11 @@ std::vector<bench::result> run(const bench::options& o) {
         return wl::run<stm::cpu_exec>(c, which, m, [](double f) { bench::progress("skiplist", f); });
       });
     const bool tx = which == wl::impl::tx;
-    bench::result r = bench::base_result(o, wl::impl_name(which), c.threads);
+    // "cm" names the manager of a tx row and is "native" on a native row
+    // (base_result keys this workload by cm); "impl" names the variant.
+    bench::result r = bench::base_result(o, tx ? o.cm : "native", c.threads);
+    r.str("impl", wl::impl_name(which));
     r.str("mode", c.seconds > 0 ? "timed" : "ops");
-    if (tx) r.str("cm", o.cm);
     r.integer("keys", c.keys).integer("range", c.range).integer("levels", c.levels).str("mix", o.get("mix"));
     r.num("insert", c.insert).num("remove", c.remove).num("read_only", 100 - c.insert - c.remove);
     r.integer("hash", c.hash).integer("pool", static_cast<std::int64_t>(out.pool));
