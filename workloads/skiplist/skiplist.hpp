@@ -55,6 +55,7 @@ struct config {
   std::uint32_t threads = 1536;
   std::uint32_t hash = 1;         // words per lock (the paper's lock coverage)
   double seconds = 0;             // > 0: launches until this much kernel time
+  std::uint32_t min_launches = 1; // at least this many launches (tests of reclamation between them)
   std::uint64_t seed = 1;
   std::uint64_t pool = 0;         // nodes; 0: range + ops (every launch fits)
 };
@@ -254,7 +255,7 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
       break;
     }
     if (on_progress && c.seconds > 0) on_progress(out.seconds / c.seconds);
-  } while (out.seconds < c.seconds);
+  } while (out.seconds < c.seconds || out.launches < c.min_launches);
 
   if (txs) {
     out.stats = stats.read();
