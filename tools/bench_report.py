@@ -28,10 +28,12 @@ REFERENCE = {
     "kmeans": [("STAMP kmeans, sequential, one CPU core", "1M points, 16 clusters, 5 iterations", "about 0.6 s")],
     "graph": [("ECL-CC (symmetrised graph), H100", "1M vertices, 10M / 700k uniform edges", "about 0.9 ms / 0.25 ms"),
               ("atomicMin push propagation, a warp per vertex, H100", "1M vertices, 10M uniform directed edges", "about 1.2 ms")],
+    "skiplist": [("TinySTM intset skiplist (CPU)", "5,000 keys, range 10,000, 1 / 16 threads, 100% updates", "1.5 / 5.1 M tx/s"),
+                 ("TinySTM intset skiplist (CPU)", "same, 20% updates", "2.1 / 16.0 M tx/s")],
 }
 
 # Columns shown per workload (after the common ones), if present.
-PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "mix", "mode", "push_ratio", "capacity", "points", "clusters", "graph", "edges",
+PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "levels", "mix", "mode", "push_ratio", "capacity", "points", "clusters", "graph", "edges",
           "postponed_then_committed", "unresolved"]
 
 
@@ -104,6 +106,7 @@ PIVOTS = {
     "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
     "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
+    "skiplist": (("cm",), ("mix", "read_only", "threads", "hash")),
     "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
     "kmeans": (("impl", "cm"), ("points", "threads", "hash")),
     "graph": (("impl", "cm"), ("graph", "edges", "threads", "hash")),

@@ -13,6 +13,13 @@
 //
 // stop is called for EVERY visited node after start, marked or not, in list
 // order, so it may be stateful (the sequence's clean-up search uses that).
+//
+// unlinked(pool, i) is called for each node the thread's CAS unlinked (the
+// default retires it). A skiplist passes a hook that retires only at level 0,
+// where a node is unlinked for good, and starts the searches of its lower
+// levels at nodes that may be marked: when start's word is marked, search
+// returns right == node::head (never a real right) and the caller restarts
+// from a node that cannot be marked. Lists start at sentinels, which never are.
 #pragma once
 
 #include <cstdint>
@@ -28,12 +35,18 @@ struct window {
   node::word_t right_word;  // right's word, unmarked (unused for the tail)
 };
 
-template <class Stop>
-STM_HD window search(const pool_ref& pool, std::uint32_t start, Stop stop) {
+/// Default unlink hook: the unlinking thread retires the node.
+struct retire_unlinked {
+  STM_HD void operator()(const pool_ref& pool, std::uint32_t i) const { pool.retire(i); }
+};
+
+template <class Stop, class Unlinked = retire_unlinked>
+STM_HD window search(const pool_ref& pool, std::uint32_t start, Stop stop, Unlinked unlinked = {}) {
   for (;;) {  // search_again
     Stop s = stop;  // a fresh copy of a stateful predicate per attempt
     std::uint32_t left = start, t = start;
     node::word_t left_word = pool.load(start), t_word = left_word;
+    if (node::marked(left_word)) return {start, left_word, node::head, 0};  // start deleted: caller restarts
     // 1: find left and right
     for (;;) {
       if (!node::marked(t_word)) {
@@ -59,7 +72,7 @@ STM_HD window search(const pool_ref& pool, std::uint32_t start, Stop stop) {
     if (pool.cas(left, left_word, new_left)) {
       for (std::uint32_t c = node::next(left_word); c != right;) {
         const node::word_t cw = pool.load(c);  // marked: next frozen
-        pool.retire(c);
+        unlinked(pool, c);
         c = node::next(cw);
       }
       if (right == node::tail) return {left, new_left, right, 0};

@@ -15,6 +15,12 @@
 //
 // Index 0 is the head sentinel, index 1 the tail sentinel.
 //
+// Levels: a pool may hold several words per node (a skiplist's tower). They
+// are level-major: level l's word of node i is words[l * stride + i], where
+// stride = sentinels + capacity; level 0 is what the lists use. A level's
+// words form a list of their own: pool_ref::level(l) views them with the same
+// load/cas and the shared ring, so Harris' search runs on any level.
+//
 // Reclamation (quiescent state): a node unlinked during a launch is pushed to
 // the retired list by the one thread whose CAS unlinked it; only the host's
 // reclaim(), called between launches when no traversal can hold any node,
@@ -103,6 +109,14 @@ struct pool_ref {
   std::uint64_t* ctl = nullptr;
   std::uint32_t ring_size = 0;     // user nodes
   std::uint32_t first = 2;         // index of the first user node
+  std::uint32_t stride = 0;        // nodes per level (first + ring_size)
+
+  /// The same pool with level l's words in place of level 0's.
+  STM_HD pool_ref level(std::uint32_t l) const {
+    pool_ref p = *this;
+    p.words += std::size_t(l) * stride;
+    return p;
+  }
 
   STM_HD atomic_ref<node::word_t> at(std::uint32_t i) const { return atomic_ref<node::word_t>(words[i]); }
   STM_HD node::word_t load(std::uint32_t i) const {
@@ -128,11 +142,11 @@ struct pool_ref {
 static_assert(std::is_trivially_copyable_v<pool_ref>);
 
 /// Owner of a node pool: `sentinels` fixed nodes (head and tail included),
-/// then `capacity` user nodes, all free.
+/// then `capacity` user nodes, all free; `levels` words per node (see Levels).
 class node_pool {
  public:
-  node_pool(backend where, std::uint32_t sentinels, std::uint64_t capacity)
-      : words_(where, checked(sentinels, capacity)), ring_(where, capacity), retired_(where, capacity),
+  node_pool(backend where, std::uint32_t sentinels, std::uint64_t capacity, std::uint32_t levels = 1)
+      : words_(where, checked(sentinels, capacity) * levels), ring_(where, capacity), retired_(where, capacity),
         ctl_(where, ctl_slots) {
     ref_.words = words_.data();
     ref_.ring = ring_.data();
@@ -140,12 +154,15 @@ class node_pool {
     ref_.ctl = ctl_.data();
     ref_.ring_size = static_cast<std::uint32_t>(capacity);
     ref_.first = sentinels;
+    ref_.stride = static_cast<std::uint32_t>(checked(sentinels, capacity));
+    levels_ = levels;
     reset();
   }
 
   pool_ref ref() const { return ref_; }
   std::uint32_t capacity() const { return ref_.ring_size; }
   std::uint32_t sentinels() const { return ref_.first; }
+  std::uint32_t levels() const { return levels_; }
   backend where() const { return words_.where(); }
 
   /// Every user node free; the caller rewrites the sentinel words.
@@ -214,7 +231,8 @@ class node_pool {
   }
 
   /// Quiescent point: the accounting check every list variant shares. reach[i]
-  /// is 1 for each user node reachable from the head (users of them); every
+  /// (i < stride) is 1 for each user node reachable from the head at level 0
+  /// (users of them); every
   /// user node must be in exactly one place: reachable, free, or retired.
   /// Empty string when it holds, else the first node found in two places (or
   /// the totals when a node is nowhere).
@@ -244,6 +262,7 @@ class node_pool {
              std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size);
     return "";
   }
+  /// Every level's words (levels() x stride, level-major).
   std::vector<node::word_t> words() const { return words_.to_vector(); }
   void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
 
@@ -260,6 +279,7 @@ class node_pool {
   buffer<std::uint32_t> retired_;
   buffer<std::uint64_t> ctl_;
   pool_ref ref_{};
+  std::uint32_t levels_ = 1;
 };
 
 }  // namespace detail

@@ -1,0 +1,250 @@
+// containers/skiplist/lockfree_skiplist.hpp - stm::skiplist::lockfree_skiplist:
+// an ordered set of 32-bit keys as a lock-free skiplist with marked next
+// pointers (Herlihy & Shavit, "The Art of Multiprocessor Programming",
+// LockFreeSkipList; Fraser, "Practical lock-freedom", 2004), over a node pool.
+//
+//   stm::skiplist::lockfree_skiplist set(stm::backend::gpu, /*capacity=*/1 << 20);  // 5 levels
+//   auto s = set.ref();                      // trivially copyable, pass by value
+//   // in a kernel or CPU thread body:
+//   stm::skiplist::op_status st = s.insert(key);  // ok | exists | pool_exhausted
+//   s.remove(key);  s.contains(key);
+//   // on the host, between launches (quiescent point):
+//   set.reclaim();                            // unlinked nodes become free again
+//
+// Guarantees
+//  - insert and remove are lock-free, contains is wait-free (it never writes
+//    and passes each node at most once); all three are linearizable. insert
+//    takes effect when its node is linked at level 0, remove when its CAS
+//    marks the node's level-0 word (Herlihy-Shavit's proof; the upper levels
+//    are only shortcuts).
+//  - Keys: every 32-bit value. A node's tower height is a function of its key
+//    (detail/towers.hpp: probability 1/4 per level, up to `levels`).
+//  - Memory is reclaimed at quiescent points: no node is reused within a
+//    launch; reclaim() between launches frees the nodes unlinked so far. A
+//    node is retired by the thread whose CAS unlinks it at level 0, and by the
+//    end of every launch no marked node is reachable at any level (below), so
+//    reclaim() never frees a node that a later walk can reach.
+//
+// Why this design. The GPU-friendly skiplist of Moscovici, Cohen and Petrank
+// (GFSL, PACT 2017) packs up to 32 keys per node so that a warp searches a
+// node with one coalesced load; it is faster on a GPU but lock-based (chunk
+// splits and merges take locks), needs warp-cooperative code that the CPU
+// backend (a warp of one thread) cannot run, and its multi-key nodes would
+// not share the node pool and words of the transactional variant. One key per
+// node with marked next pointers is lock-free, is written once for both
+// backends, and is the structure the transactional skiplist walks, so the two
+// compare the synchronization alone. Reclamation: no reuse within a launch
+// plus quiescent-state reclamation between launches (the list's pool), rather
+// than epochs or hazard pointers inside a kernel, which cost every step of a
+// walk a publication and a fence; a launch's pool must then hold every node
+// its inserts take (pool_exhausted says so, never corruption).
+//
+// Upper levels and removal (Fraser's insert, which fixes the book's version):
+// an insert links level 0 (linearization), then each upper level l with one
+// CAS on its predecessor, after making sure its own level-l next is unmarked
+// and current; it stops as soon as its node is marked (a remover marks every
+// level, top down, level 0 last). A remover whose level-0 mark succeeds runs
+// one more search, which unlinks the node at every level where it is linked.
+// An insert that stopped, or finished, and finds its node marked runs that
+// search too. One of the two searches starts after the insert's last link and
+// after the last mark, so no marked node outlives the launch at any level.
+// Each node is linked at most once per level per launch, hence unlinked at
+// level 0 (and retired) exactly once.
+//
+// Differences from std::set: fixed capacity, no iterators during a launch
+// (to_vector() on the host at a quiescent point), insert reports a status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "containers/list/detail/harris_search.hpp"
+#include "containers/skiplist/detail/towers.hpp"
+
+namespace stm::skiplist {
+
+/// Device/thread handle of a lockfree_skiplist (trivially copyable).
+class lockfree_skiplist_ref {
+ public:
+  /// Insert key: ok, exists, or pool_exhausted.
+  STM_HD op_status insert(std::uint32_t key) const {
+    const std::uint32_t h = tower_height(key, t_.levels);
+    std::uint32_t fresh = node::head;  // taken from the pool, not yet linked
+    path p;
+    for (;;) {
+      if (find(key, p)) {
+        if (fresh != node::head) t_.pool.retire(fresh);  // never published
+        return op_status::exists;
+      }
+      if (fresh == node::head) {
+        fresh = t_.pool.allocate();
+        if (fresh == node::head) return op_status::pool_exhausted;
+        t_.height[fresh] = h;  // private: published by the level-0 CAS below
+      }
+      // Private until the CAS publishes it: relaxed stores.
+      for (std::uint32_t l = 0; l < h; ++l)
+        at(l, fresh).store(node::make(key, p.succ[l]), memory_order_relaxed);
+      // Linearization point; release: publishes the node's words and height.
+      if (t_.pool.cas(p.pred[0], p.pred_word[0], node::with_next(p.pred_word[0], fresh))) break;
+    }
+    for (std::uint32_t l = 1; l < h; ++l) {
+      const list::detail::pool_ref lv = t_.level(l);
+      bool linked = false;
+      while (!linked) {
+        node::word_t own = lv.load(fresh);
+        if (node::marked(own)) goto done;  // being removed: link no higher
+        // Another node with our key at level l (Fraser: "ensure we have unique
+        // key values at every level"): one our first search met at level l
+        // before it was deleted, or, if ours has been marked since, a newer
+        // one. Look again: the search unlinks a deleted one, and a live one
+        // means ours is marked (two unmarked nodes of one key cannot both be
+        // linked at level 0), which the next pass sees.
+        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
+          find(key, p);
+          continue;
+        }
+        if (node::next(own) != p.succ[l]) {
+          if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;  // only a mark changes it meanwhile
+        }
+        linked = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
+        if (!linked) find(key, p);  // a new view of the predecessors
+      }
+    }
+  done:
+    // Removed while we linked it? Then one more search, after our last link,
+    // unlinks it everywhere (see the header).
+    if (node::marked(t_.pool.load(fresh))) find(key, p);
+    return op_status::ok;
+  }
+
+  /// Remove key: ok or not_found.
+  STM_HD op_status remove(std::uint32_t key) const {
+    path p;
+    if (!find(key, p)) return op_status::not_found;
+    const std::uint32_t victim = p.succ[0];
+    const std::uint32_t h = t_.height[victim];  // written before the node was published
+    for (std::uint32_t l = h; l-- > 1;) {  // upper levels, top down
+      const list::detail::pool_ref lv = t_.level(l);
+      for (node::word_t w = lv.load(victim); !node::marked(w); w = lv.load(victim))
+        if (lv.cas(victim, w, node::with_mark(w))) break;
+    }
+    for (node::word_t w = t_.pool.load(victim);; w = t_.pool.load(victim)) {
+      if (node::marked(w)) return op_status::not_found;  // another remove won
+      if (t_.pool.cas(victim, w, node::with_mark(w))) break;  // linearization point
+    }
+    find(key, p);  // unlinks the victim at every level; level 0 retires it
+    return op_status::ok;
+  }
+
+  /// True when key is present. Wait-free: never writes, skips marked nodes.
+  STM_HD bool contains(std::uint32_t key) const {
+    std::uint32_t pred = node::head, cur = node::tail;
+    node::word_t cw = 0;
+    for (std::uint32_t l = t_.levels; l-- > 0;) {
+      cur = node::next(load(l, pred));
+      for (;;) {
+        if (cur == node::tail) break;
+        cw = load(l, cur);
+        if (!node::marked(cw) && node::key(cw) >= key) break;
+        if (!node::marked(cw)) pred = cur;
+        cur = node::next(cw);
+      }
+    }
+    return cur != node::tail && node::key(cw) == key;
+  }
+
+  STM_HD std::uint32_t levels() const { return t_.levels; }
+
+ private:
+  friend class lockfree_skiplist;
+
+  /// Predecessors and successors of a key at every level (Herlihy-Shavit's
+  /// preds/succs), with the words seen: pred_word[l].next == succ[l].
+  struct path {
+    std::uint32_t pred[max_levels];
+    std::uint32_t succ[max_levels];
+    node::word_t pred_word[max_levels];
+    node::word_t succ_word[max_levels];
+  };
+  struct at_least {
+    std::uint32_t key;
+    STM_HD bool operator()(std::uint32_t, node::word_t w) const { return node::key(w) >= key; }
+  };
+  /// Unlink hook of the searches: a node leaves the set at level 0 only.
+  struct retire_at_level_zero {
+    std::uint32_t level;
+    STM_HD void operator()(const list::detail::pool_ref& pool, std::uint32_t i) const {
+      if (level == 0) pool.retire(i);
+    }
+  };
+
+  STM_HD atomic_ref<node::word_t> at(std::uint32_t l, std::uint32_t i) const {
+    return atomic_ref<node::word_t>(*t_.word(l, i));
+  }
+  STM_HD node::word_t load(std::uint32_t l, std::uint32_t i) const {
+    return at(l, i).load(memory_order_acquire);  // pairs with the release of the CAS that linked node i
+  }
+
+  /// Harris' search at every level, top down, each level starting at the
+  /// predecessor found above; unlinks the marked nodes it passes. Restarts
+  /// from the head when a level's start has been marked since. True when
+  /// succ[0] holds key (unmarked).
+  STM_HD bool find(std::uint32_t key, path& p) const {
+    for (;;) {
+      std::uint32_t pred = node::head;
+      std::uint32_t l = t_.levels;
+      while (l-- > 0) {
+        const list::detail::window w =
+            list::detail::search(t_.level(l), pred, at_least{key}, retire_at_level_zero{l});
+        if (w.right == node::head) break;  // pred was deleted under us
+        p.pred[l] = w.left;
+        p.pred_word[l] = w.left_word;
+        p.succ[l] = w.right;
+        p.succ_word[l] = w.right_word;
+        pred = w.left;
+        if (l == 0) return w.right != node::tail && node::key(w.right_word) == key;
+      }
+    }
+  }
+
+  detail::towers_ref t_{};
+};
+static_assert(std::is_trivially_copyable_v<lockfree_skiplist_ref>);
+
+/// Host owner of a lockfree_skiplist (move-only).
+class lockfree_skiplist {
+ public:
+  /// capacity: user nodes (>= 1); levels: 1 .. max_levels, else usage_error.
+  lockfree_skiplist(backend where, std::uint64_t capacity, std::uint32_t levels = default_levels)
+      : towers_(where, capacity, levels) {
+    ref_.t_ = towers_.ref();
+  }
+
+  lockfree_skiplist_ref ref() const { return ref_; }
+  std::uint64_t capacity() const { return towers_.capacity(); }
+  std::uint32_t levels() const { return towers_.levels(); }
+
+  /// Quiescent point: make the nodes unlinked since the last call free again.
+  std::uint64_t reclaim() { return towers_.reclaim(); }
+  /// Quiescent point: empty the set and free every node.
+  void clear() { towers_.clear(); }
+
+  /// Quiescent point: the keys in order.
+  std::vector<std::uint32_t> to_vector() const {
+    std::vector<std::uint32_t> out;
+    const std::string e = check(&out);
+    if (!e.empty()) throw std::logic_error("lockfree_skiplist: " + e);
+    return out;
+  }
+  /// Quiescent point: the structure check of detail/towers.hpp ("" when sound).
+  std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return towers_.check(keys); }
+  std::vector<std::uint32_t> free_nodes() const { return towers_.free_nodes(); }
+
+ private:
+  detail::towers towers_;
+  lockfree_skiplist_ref ref_{};
+};
+
+}  // namespace stm::skiplist

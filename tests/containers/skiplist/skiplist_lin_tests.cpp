@@ -1,0 +1,2 @@
+// CPU instances of the skiplist linearizability tests.
+#include "skiplist_lin_tests.inc"

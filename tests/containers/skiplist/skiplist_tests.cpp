@@ -1,0 +1,2 @@
+// CPU instances of the skiplist container tests.
+#include "skiplist_tests.inc"

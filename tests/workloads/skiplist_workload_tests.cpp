@@ -1,0 +1,2 @@
+// CPU instances of the skiplist workload tests.
+#include "skiplist_workload_tests.inc"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# stm_bench's skiplist workload from the command line: bad input fails with one
+# line on stderr and exit code 2 before any work; --impl all runs both
+# variants, verified, side by side.
+set -u
+bench="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+bad() {
+  "$bench" --backend cpu --workload skiplist "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
+    echo "FAIL: stm_bench --workload skiplist $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
+    cat "$tmp/err"
+    fail=1
+  else
+    echo "ok: $* -> $(cat "$tmp/err")"
+  fi
+}
+
+bad --levels 0
+bad --levels 17
+bad --keys 0
+bad --range 10
+bad --mix 50/40/0
+bad --mix 50/50
+bad --read-only 150
+bad --pool 10
+bad --pool 0
+bad --impl harris
+bad --cm no_such_manager
+bad --ops 0
+
+if ! "$bench" --workload skiplist --backend cpu --impl all --keys 1000 --ops 20000 --threads 8 --mix 40/40/20 \
+    --warmup 0 >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: the --impl all run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif [ "$(grep -c '^skiplist  *\(prstm\|native\) .* true$' "$tmp/out")" != 2 ]; then
+  echo "FAIL: expected a verified tx row and a verified native row"; cat "$tmp/out"; fail=1
+else
+  echo "ok: --impl all printed both variants, verified"
+fi
+exit $fail

@@ -1,0 +1,275 @@
+// workloads/skiplist/skiplist.hpp - the skiplist benchmark of the PR-STM paper
+// (sections 4.4-4.5): an ordered set of `keys` initial entries (5,000), at most
+// `levels` levels (5), under a random mix of inserts, removes and searches,
+// run on the transactional skiplist (every operation one transaction, any
+// contention manager) or on the native lock-free one, beside each other.
+// Written once over an execution policy (cpu_exec / gpu_exec).
+//
+// Data: the initial keys are `keys` distinct values drawn from 0 .. range-1
+// (range 2 x keys by default, so that about half the inserts and removes
+// find something to do), inserted before timing. Each launch runs `ops`
+// operations, drawn on the host from (seed, launch): kind by the mix, key
+// uniform over the range; logical thread t runs operations t, t + threads, ...
+// Timed mode (seconds > 0): launches follow each other until that much kernel
+// time; the pool is reclaimed between them (the quiescent point).
+//
+// Verification after every launch (the run fails on the first fault):
+//  - the structure (detail/towers.hpp): every level sorted, each level a
+//    sublist of the one below, every reachable node linked at exactly the
+//    levels of its tower, no marked node reachable, every node of the pool
+//    reachable, free or retired, once; after reclaim() the same again;
+//  - per key: set at the start of the launch + successful inserts -
+//    successful removes is 0 or 1 and equals the key's presence at the end;
+//  - nothing ran out: no pool_exhausted with the automatic pool size;
+//  - tx: every operation committed exactly once (commit counter == operations
+//    that did not end on capacity), every lock free afterwards.
+// Capacity aborts (a walk longer than the read set) are counted and reported,
+// and their operations verified as having had no effect.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "containers/skiplist/lockfree_skiplist.hpp"
+#include "containers/skiplist/tx_skiplist.hpp"
+#include "stm/buffer.hpp"
+#include "stm/error.hpp"
+#include "stm/lock_table.hpp"
+#include "stm/stats.hpp"
+
+namespace stm::workloads::skiplist {
+
+enum class impl { tx, native };
+inline const char* impl_name(impl i) { return i == impl::tx ? "tx" : "native"; }
+
+struct config {
+  std::uint32_t keys = 5000;      // initial entries (the paper's 5,000)
+  std::uint32_t range = 10000;    // keys are drawn from 0 .. range-1
+  std::uint32_t levels = stm::skiplist::default_levels;
+  std::uint64_t ops = 1000000;    // operations per launch
+  double insert = 50, remove = 50;  // percent; the rest are searches
+  std::uint32_t threads = 1536;
+  std::uint32_t hash = 1;         // words per lock (the paper's lock coverage)
+  double seconds = 0;             // > 0: launches until this much kernel time
+  std::uint32_t min_launches = 1; // at least this many launches (tests of reclamation between them)
+  std::uint64_t seed = 1;
+  std::uint64_t pool = 0;         // nodes; 0: range + ops (every launch fits)
+};
+
+struct outcome {
+  double seconds = 0;        // kernel time of the timed launches
+  std::uint64_t launches = 0, ops = 0;
+  std::uint64_t inserted = 0, removed = 0, found = 0;  // successful insert / remove / contains
+  std::uint64_t capacity = 0, exhausted = 0;
+  std::uint64_t final_size = 0, pool = 0;
+  stm::tx_stats stats;       // tx only
+  bool verified = false;
+  std::string message;
+};
+
+/// Throws stm::usage_error for a configuration that cannot run.
+inline void check(const config& c) {
+  if (c.keys == 0) throw stm::usage_error("--keys must be at least 1");
+  if (c.range < c.keys)
+    throw stm::usage_error("--range (" + std::to_string(c.range) + ") must be at least --keys (" + std::to_string(c.keys) + ")");
+  if (c.range > (1u << 28)) throw stm::usage_error("--range must be at most 2^28, got " + std::to_string(c.range));
+  if (c.levels < 1 || c.levels > stm::skiplist::max_levels)
+    throw stm::usage_error("--levels must be between 1 and " + std::to_string(stm::skiplist::max_levels) + ", got " +
+                           std::to_string(c.levels));
+  if (c.ops == 0 || c.ops > (1ull << 31)) throw stm::usage_error("--ops must be between 1 and 2^31");
+  if (!(c.insert >= 0 && c.remove >= 0 && c.insert + c.remove <= 100))
+    throw stm::usage_error("the insert and remove shares must be percentages summing to at most 100");
+  if (c.threads == 0) throw stm::usage_error("--threads must be at least 1");
+  if (c.hash == 0 || (c.hash & (c.hash - 1)) != 0 || c.hash > (1u << 20))
+    throw stm::usage_error("--hash must be a power of two from 1 to 2^20, got " + std::to_string(c.hash));
+  if (!(c.seconds >= 0)) throw stm::usage_error("--seconds must not be negative");
+  const std::uint64_t pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
+  if (pool < c.keys) throw stm::usage_error("--pool must hold at least the --keys initial entries");
+  if (pool + 2 > stm::list::node::max_index)
+    throw stm::usage_error("the pool holds at most 2^30 nodes, asked for " + std::to_string(pool));
+  stm::require_priorities(c.threads);
+}
+
+/// One launch's operations: kind 0 insert, 1 remove, 2 contains.
+struct launch_ops {
+  std::vector<std::uint32_t> kind, key;
+};
+
+inline std::vector<std::uint32_t> initial_keys(const config& c) {
+  std::mt19937_64 rng(c.seed);
+  std::vector<std::uint32_t> all(c.range);
+  for (std::uint32_t k = 0; k < c.range; ++k) all[k] = k;
+  for (std::uint32_t i = 0; i < c.keys; ++i) std::swap(all[i], all[i + rng() % (c.range - i)]);  // partial Fisher-Yates
+  all.resize(c.keys);
+  return all;
+}
+
+inline launch_ops make_ops(const config& c, std::uint64_t launch) {
+  launch_ops d;
+  std::mt19937_64 rng(c.seed * 0x9E3779B97F4A7C15ull + launch + 1);
+  d.kind.resize(c.ops);
+  d.key.resize(c.ops);
+  std::uniform_real_distribution<double> pct(0, 100);
+  for (std::uint64_t i = 0; i < c.ops; ++i) {
+    const double p = pct(rng);
+    d.kind[i] = p < c.insert ? 0 : p < c.insert + c.remove ? 1 : 2;
+    d.key[i] = static_cast<std::uint32_t>(rng() % c.range);
+  }
+  return d;
+}
+
+/// Host check of one launch: before + successful inserts - successful removes
+/// per key, 0 or 1, equal to the final presence. Updates `present`.
+inline std::string verify_launch(const launch_ops& d, const std::vector<std::uint8_t>& st,
+                                 const std::vector<std::uint32_t>& final_keys, std::vector<char>& present) {
+  using stm::skiplist::op_status;
+  std::vector<std::int64_t> count(present.begin(), present.end());
+  for (std::size_t i = 0; i < d.kind.size(); ++i) {
+    if (st[i] != std::uint8_t(op_status::ok) || d.kind[i] == 2) continue;
+    count[d.key[i]] += d.kind[i] == 0 ? 1 : -1;
+  }
+  std::vector<char> now(present.size(), 0);
+  for (auto k : final_keys) {
+    if (k >= present.size()) return "key " + std::to_string(k) + " was never inserted";
+    now[k] = 1;
+  }
+  for (std::size_t k = 0; k < present.size(); ++k) {
+    if (count[k] < 0 || count[k] > 1) return "key " + std::to_string(k) + ": successful inserts and removes do not alternate";
+    if (count[k] != now[k])
+      return "key " + std::to_string(k) + (now[k] ? " present" : " absent") + " but start + inserts - removes = " +
+             std::to_string(count[k]);
+  }
+  present.swap(now);
+  return "";
+}
+
+/// Either variant behind the one call the kernels make.
+template <class CM>
+struct any_skiplist {
+  bool tx;
+  stm::skiplist::tx_skiplist_ref t;
+  stm::skiplist::lockfree_skiplist_ref n;
+  CM cm;
+  STM_HD stm::skiplist::op_status apply(std::uint32_t tid, std::uint32_t kind, std::uint32_t key,
+                                        stm::tx_counters* cnt) const {
+    using stm::skiplist::op_status;
+    if (tx) {
+      if (kind == 0) return t.insert<CM>(tid, key, cnt, cm);
+      if (kind == 1) return t.remove<CM>(tid, key, cnt, cm);
+      bool hit = false;
+      const op_status s = t.contains<CM>(tid, key, hit, cnt, cm);
+      return s != op_status::ok ? s : hit ? op_status::ok : op_status::not_found;
+    }
+    if (kind == 0) return n.insert(key);
+    if (kind == 1) return n.remove(key);
+    return n.contains(key) ? op_status::ok : op_status::not_found;
+  }
+};
+
+template <class Exec, class CM>
+outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(double) = nullptr) {
+  using stm::skiplist::op_status;
+  check(c);
+  const stm::backend where = Exec::where;
+  outcome out;
+  out.pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
+  std::unique_ptr<stm::skiplist::tx_skiplist> txs;
+  std::unique_ptr<stm::skiplist::lockfree_skiplist> nat;
+  if (which == impl::tx) txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
+  else nat = std::make_unique<stm::skiplist::lockfree_skiplist>(where, out.pool, c.levels);
+  const any_skiplist<CM> s{which == impl::tx, txs ? txs->ref() : stm::skiplist::tx_skiplist_ref{},
+                           nat ? nat->ref() : stm::skiplist::lockfree_skiplist_ref{}, cm};
+  auto structure = [&](std::vector<std::uint32_t>* keys) { return txs ? txs->check(keys) : nat->check(keys); };
+  auto reclaim = [&] { return txs ? txs->reclaim() : nat->reclaim(); };
+
+  // The initial entries, before timing.
+  const std::vector<std::uint32_t> initial = initial_keys(c);
+  std::vector<char> present(c.range, 0);
+  {
+    stm::buffer<std::uint32_t> init(where, initial.size());
+    init.upload(initial);
+    const std::uint32_t* ip = init.data();
+    const std::uint32_t n = c.keys, workers = std::min(c.threads, c.keys);
+    Exec::run(workers, [=] STM_HD(std::uint32_t tid) {
+      for (std::uint32_t i = tid; i < n; i += workers) s.apply(tid, 0, ip[i], nullptr);
+    });
+    std::vector<std::uint32_t> got;
+    std::string e = structure(&got);
+    std::vector<std::uint32_t> want = initial;
+    std::sort(want.begin(), want.end());
+    if (e.empty() && got != want) e = "the initial entries did not all go in";
+    if (!e.empty()) {
+      out.message = "after the initial inserts: " + e;
+      return out;
+    }
+    for (auto k : initial) present[k] = 1;
+  }
+
+  stm::buffer<std::uint32_t> kind(where, c.ops), key(where, c.ops);
+  stm::buffer<std::uint8_t> status(where, c.ops);
+  stm::stats_block stats(where);
+  const auto sr = stats.ref();
+  const std::uint32_t* kp = kind.data();
+  const std::uint32_t* yp = key.data();
+  std::uint8_t* sp = status.data();
+  const std::uint32_t threads = c.threads;
+  const std::uint64_t n_ops = c.ops;
+  std::string fault;
+  do {
+    const launch_ops d = make_ops(c, out.launches++);  // not timed: the application's input
+    kind.upload(d.kind);
+    key.upload(d.key);
+    out.seconds += Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
+      stm::tx_counters cnt;
+      for (std::uint64_t i = tid; i < n_ops; i += threads) sp[i] = static_cast<std::uint8_t>(s.apply(tid, kp[i], yp[i], &cnt));
+      if (s.tx) sr.add(cnt);
+    });
+    out.ops += c.ops;
+    const std::vector<std::uint8_t> st = status.to_vector();
+    std::uint64_t cap = 0;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      const bool ok = st[i] == std::uint8_t(op_status::ok);
+      out.inserted += ok && d.kind[i] == 0;
+      out.removed += ok && d.kind[i] == 1;
+      out.found += ok && d.kind[i] == 2;
+      cap += st[i] == std::uint8_t(op_status::capacity);
+      out.exhausted += st[i] == std::uint8_t(op_status::pool_exhausted);
+    }
+    out.capacity += cap;
+    std::vector<std::uint32_t> final_keys;
+    fault = structure(&final_keys);
+    if (fault.empty()) fault = verify_launch(d, st, final_keys, present);
+    if (fault.empty() && txs && !txs->locks_free()) fault = "a lock is still held after the launch";
+    if (fault.empty() && c.pool == 0 && out.exhausted) fault = "pool exhausted although sized for every insert";
+    reclaim();
+    std::vector<std::uint32_t> after;
+    if (fault.empty()) fault = structure(&after);
+    if (fault.empty() && after != final_keys) fault = "reclaim() changed the set";
+    out.final_size = final_keys.size();
+    if (!fault.empty()) {
+      fault = "launch " + std::to_string(out.launches - 1) + ": " + fault;
+      break;
+    }
+    if (on_progress && c.seconds > 0) on_progress(out.seconds / c.seconds);
+  } while (out.seconds < c.seconds || out.launches < c.min_launches);
+
+  if (txs) {
+    out.stats = stats.read();
+    if (fault.empty() && out.stats.commits != out.ops - out.capacity)
+      fault = "commit counter " + std::to_string(out.stats.commits) + " != operations without a capacity abort " +
+              std::to_string(out.ops - out.capacity);
+  }
+  out.verified = fault.empty();
+  out.message = out.verified ? "every launch: final set == start + successful inserts - successful removes per key; "
+                               "levels sorted, each a sublist of the one below, no marked node reachable, every node "
+                               "accounted for" +
+                                   std::string(txs ? "; one commit per operation, locks free" : "")
+                             : fault;
+  return out;
+}
+
+}  // namespace stm::workloads::skiplist
