@@ -327,6 +327,60 @@ const std::vector<args_t>& table() {
       {"--workload", "list", "--ops-file", ""},
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname", "--keys", "10"},
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname"},  // not a seed file
+      // vacation: --preset, --relations, --customers, --queries, --query-range, --user, --units, --list-cap,
+      // --spacing (and its own --tpt, --semantic, --read-only, --presort, --max-postpones, --impl)
+      {"--workload", "vacation", "--preset", "medium"},
+      {"--workload", "vacation", "--preset", ""},
+      {"--workload", "vacation", "--relations", "0"},
+      {"--workload", "vacation", "--relations", "16777217"},
+      {"--workload", "vacation", "--customers", "many"},
+      {"--workload", "vacation", "--customers", "0"},
+      {"--workload", "vacation", "--queries", "17"},
+      {"--workload", "vacation", "--query-range", "0"},
+      {"--workload", "vacation", "--user", "101"},
+      {"--workload", "vacation", "--units", "1000001"},
+      {"--workload", "vacation", "--list-cap", "16"},
+      {"--workload", "vacation", "--spacing", "6"},  // not a power of two
+      {"--workload", "vacation", "--spacing", "8192"},
+      {"--workload", "vacation", "--tpt", "4097"},
+      {"--workload", "vacation", "--semantic", "50", "--read-only", "100"},  // no update entries for the pairs
+      {"--workload", "vacation", "--presort=2"},
+      {"--workload", "vacation", "--max-postpones", "0"},
+      {"--workload", "vacation", "--impl", "stm"},
+      {"--workload", "vacation", "--impl", "native", "--cm", "gpustm"},
+      {"--workload", "vacation", "--impl", "native", "--hash", "4"},
+      {"--workload", "vacation", "--ops", "10"},
+      {"--workload", "vacation", "--relations", "16777216", "--customers", "16777216", "--spacing", "4096"},  // 824 GB
+      {"--workload", "vacation", "--relations", "4194304", "--spacing", "256"},  // above 2^31 words of tables
+      {"--workload", "vacation", "--tpt", "1", "--semantic", "50"},            // a pair needs two update entries
+      // kmeans: --points, --clusters, --iterations
+      {"--workload", "kmeans", "--points", "0"},
+      {"--workload", "kmeans", "--points", "4294967296"},
+      {"--workload", "kmeans", "--points", "10", "--clusters", "11"},  // the first K points are the centres
+      {"--workload", "kmeans", "--clusters", "0"},
+      {"--workload", "kmeans", "--clusters", "65"},
+      {"--workload", "kmeans", "--iterations", "0"},
+      {"--workload", "kmeans", "--iterations", "1000001"},
+      {"--workload", "kmeans", "--impl", "atomic"},
+      {"--workload", "kmeans", "--impl", "native", "--cm", "backoff"},
+      {"--workload", "kmeans", "--impl", "native", "--cm-wait", "4"},
+      {"--workload", "kmeans", "--threads", "600000", "--impl", "tx"},  // above the 19-bit priorities
+      {"--workload", "kmeans", "--seconds", "1"},
+      // graph: --vertices, --edges, --graph, --max-value
+      {"--workload", "graph", "--vertices", "0"},
+      {"--workload", "graph", "--vertices", "2147483649"},
+      {"--workload", "graph", "--edges", "4294967296"},
+      {"--workload", "graph", "--graph", "no_such_file_or_shape"},
+      {"--workload", "graph", "--graph", ""},
+      {"--workload", "graph", "--graph", "/"},
+      {"--workload", "graph", "--graph", "/etc/hostname"},  // not an edge list
+      {"--workload", "graph", "--graph", "/dev/null", "--vertices", "10"},  // a file gives its own size
+      {"--workload", "graph", "--max-value", "0"},
+      {"--workload", "graph", "--max-value", "2147483648"},
+      {"--workload", "graph", "--impl", "tx-aggregated"},
+      {"--workload", "graph", "--impl", "native", "--cm-backoff", "100"},
+      {"--workload", "graph", "--threads", "600000", "--impl", "tx"},
+      {"--workload", "graph", "--points", "10"},
   };
   return t;
 }
@@ -422,6 +476,10 @@ TEST(resource_estimate, runs_stay_within_their_estimate) {
       {"--workload", "stack", "--impl", "sharded", "--ops", "4000000", "--threads", "8"},
       {"--workload", "queue", "--impl", "ticket", "--per-thread", "50000", "--threads", "16"},
       {"--workload", "bank", "--accounts", "4000000", "--threads", "64", "--tpt", "64"},
+      {"--workload", "vacation", "--impl", "all", "--relations", "200000", "--threads", "64", "--tpt", "64"},
+      {"--workload", "kmeans", "--impl", "all", "--points", "1000000", "--clusters", "16", "--iterations", "2",
+       "--threads", "16"},
+      {"--workload", "graph", "--impl", "all", "--vertices", "500000", "--edges", "2000000", "--threads", "16"},
   };
   for (auto args : runs) {
     args.insert(args.begin(), {"--backend", "cpu", "--warmup", "0", "-q", "--format", "json"});

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bench.hpp"
@@ -32,34 +34,65 @@ struct plan {
   std::int32_t max_value = 10000;
 };
 
-// The whole mapping of options to the workload's configuration.
+bool generated(const std::string& graph) { return graph == "uniform" || graph == "rmat"; }
+
+// The whole mapping of options to the workload's configuration (ranges: the
+// declarations below; what depends on several options: gr::check).
 plan make_plan(const bench::options& o) {
   plan p;
   p.graph = o.get("graph");
   p.vertices = o.get_u64("vertices");
   p.edges = o.get_u64("edges");
   p.seed = o.seed;
-  if (p.graph == "uniform" || p.graph == "rmat") {
-    gr::check_size(p.vertices, p.edges);
-  } else if (!std::ifstream(p.graph)) {
-    throw stm::usage_error("--graph must be uniform, rmat or a readable edge-list or Matrix Market file, got '" +
-                           p.graph + "'");
+  if (!generated(p.graph)) {
+    if (!std::ifstream(p.graph))
+      throw stm::usage_error("--graph must be uniform, rmat or a readable edge-list or Matrix Market file, got '" +
+                             p.graph + "'");
+    o.refuse("vertices", "applies to a generated graph only (--graph uniform or rmat): a file gives its own");
+    o.refuse("edges", "applies to a generated graph only (--graph uniform or rmat): a file gives its own");
   }
-  const std::uint64_t mv = o.get_u64("max-value");
-  if (mv < 1 || mv > 0x7FFFFFFF) throw stm::usage_error("--max-value must be between 1 and 2^31-1");
-  p.max_value = static_cast<std::int32_t>(mv);
+  p.max_value = static_cast<std::int32_t>(o.get_u64("max-value"));
   p.base.threads = o.threads(o.backend == stm::backend::gpu ? 1536u : 64u);
   p.base.hash = o.hash;
-  const std::string i = o.impl.empty() ? "all" : o.impl;
+  const std::string i = o.impl.empty() ? "all" : o.impl;  // the values: the declaration of --impl below
   if (i == "all") p.impls = {gr::impl::tx, gr::impl::native};
   else if (i == "tx") p.impls = {gr::impl::tx};
-  else if (i == "native") p.impls = {gr::impl::native};
-  else throw stm::usage_error("unknown --impl '" + i + "' for workload graph (known: tx, native, all)");
-  for (gr::impl v : p.impls) {
-    p.base.variant = v;
-    gr::check(p.base);
-  }
+  else p.impls = {gr::impl::native};
+  if (i == "native")  // atomic fetch_min: no STM
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+      o.refuse(name, "applies to the transactional propagation only (--impl tx or all)");
   return p;
+}
+
+// The size of a graph file without keeping it: the vertices (a Matrix Market
+// size line, else the largest vertex number + 1) and the edges (data lines;
+// twice as many for a symmetric matrix). Malformed lines are left to
+// gr::load_csr, which refuses them.
+std::pair<std::uint64_t, std::uint64_t> file_size(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::uint64_t vertices = 0, edges = 0, per_entry = 1;
+  bool mm = false, sized = false;
+  for (std::uint64_t lineno = 1; std::getline(in, line); ++lineno) {
+    if (lineno == 1 && line.rfind("%%MatrixMarket", 0) == 0) {
+      mm = true;
+      if (line.find("symmetric") != std::string::npos || line.find("hermitian") != std::string::npos) per_entry = 2;
+      continue;
+    }
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
+    std::istringstream l(line);
+    long long a = -1, b = -1;
+    if (!(l >> a >> b) || a < 0 || b < 0) continue;
+    if (mm && !sized) {
+      vertices = std::uint64_t(std::max(a, b));
+      sized = true;
+      continue;
+    }
+    if (!mm) vertices = std::max(vertices, std::uint64_t(std::max(a, b)) + 1);
+    edges += per_entry;
+  }
+  return {std::min(vertices, gr::max_vertices), std::min(edges, gr::max_edges)};
 }
 
 // The input of the last plan, kept across the repeats of one invocation (and
@@ -73,7 +106,7 @@ const input& input_for(const plan& p) {
   if (!cached || k != key) {
     cached.reset();
     auto in = std::make_unique<input>();
-    if (p.graph == "uniform" || p.graph == "rmat")
+    if (generated(p.graph))
       in->g = gr::generate_csr(p.graph == "rmat" ? gr::shape::rmat : gr::shape::uniform, p.vertices, p.edges, p.seed);
     else
       in->g = gr::load_csr(p.graph);
@@ -86,10 +119,32 @@ const input& input_for(const plan& p) {
 }
 
 void validate(const bench::options& o) {
-  const plan p = make_plan(o);
-  // A file is input: read (and kept) now, so that a malformed one is refused before any run.
-  if (p.graph != "uniform" && p.graph != "rmat") input_for(p);
+  plan p = make_plan(o);
+  for (gr::impl v : p.impls) {
+    p.base.variant = v;
+    gr::check(p.base);
+  }
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+  // A file is input: read (and kept) now, so that a malformed one is refused before any run.
+  if (!generated(p.graph)) input_for(p);
+}
+
+// On the host: the edge list a graph is built from (source and target of
+// every edge) with the CSR it becomes, then the CSR, the initial values, the
+// reference minima (and their work arrays) and a run's copied values. The
+// buffers of gr::run: the CSR, values, two flag arrays and the lock table.
+bench::resources estimate(const bench::options& o) {
+  const plan p = make_plan(o);
+  std::uint64_t vertices = p.vertices, edges = p.edges;
+  if (!generated(p.graph)) std::tie(vertices, edges) = file_size(p.graph);
+  const std::uint64_t num_locks = (vertices + p.base.hash - 1) / p.base.hash;
+  const std::uint64_t spread = stm::lock_table::auto_spread(num_locks);
+  bench::resources r;
+  r.device_bytes = bench::bytes({{edges, 4}, {vertices, 16}, {num_locks, spread, 4}, {1 << 20}});
+  r.host_bytes = bench::bytes(
+      {{edges, 12}, {vertices, 32}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u}, {1 << 20}});
+  r.lower = generated(p.graph) ? "--vertices or --edges" : "the graph file's size";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -135,12 +190,18 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"graph",
                       "minimum-value propagation over a directed CSR graph: transactional (one transaction per vertex "
                       "and chunk of neighbours) beside native atomic fetch_min (PR-STM paper, sections 4.8-4.9)",
-                      {{"vertices", "1000000", "vertices of a generated graph"},
-                       {"edges", "10000000", "directed edges of a generated graph"},
-                       {"graph", "uniform", "uniform | rmat (R-MAT, power-law) | FILE (edge list 'u v', 0-based, or Matrix Market)"},
-                       {"max-value", "10000", "initial values are uniform in [1, max-value]"}},
+                      {bench::integer("vertices", "1000000", 1, gr::max_vertices, "vertices of a generated graph"),
+                       bench::integer("edges", "10000000", 0, gr::max_edges, "directed edges of a generated graph"),
+                       bench::text("graph", "uniform",
+                                   "uniform | rmat (R-MAT, power-law) | FILE (edge list 'u v', 0-based, or Matrix Market)"),
+                       bench::integer("max-value", "10000", 1, 0x7FFFFFFF, "initial values are uniform in [1, max-value]"),
+                       bench::choice("impl", "all", {"tx", "native", "all"},
+                                     "tx: a transaction per vertex and chunk of neighbours; native: atomic fetch_min; all"),
+                       bench::common_threads(0xFFFFFFFFull), bench::common("seed"), bench::common("hash"),
+                       bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_graph

@@ -6,6 +6,7 @@
 //             --threads N|full --hash K --cm NAME --impl tx|tx-aggregated|native|all
 #include "kmeans.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -27,32 +28,25 @@ struct plan {
   std::vector<km::impl> impls;   // in the order they run
 };
 
-// The whole mapping of options to the workload's configuration.
+// The whole mapping of options to the workload's configuration (ranges: the
+// declarations below; what depends on several options: km::check).
 plan make_plan(const bench::options& o) {
   plan p;
   km::config& c = p.base;
-  const std::uint64_t points = o.get_u64("points"), clusters = o.get_u64("clusters"), iterations = o.get_u64("iterations");
-  if (points > km::max_points) throw stm::usage_error("--points must be below 2^32, got " + std::to_string(points));
-  if (clusters > km::max_clusters)
-    throw stm::usage_error("--clusters must be between 1 and " + std::to_string(km::max_clusters) + ", got " +
-                           std::to_string(clusters));
-  if (iterations > 1000000) throw stm::usage_error("--iterations must be at most 1000000");
-  c.points = static_cast<std::uint32_t>(points);
-  c.clusters = static_cast<std::uint32_t>(clusters);
-  c.iterations = static_cast<std::uint32_t>(iterations);
+  c.points = static_cast<std::uint32_t>(o.get_u64("points"));
+  c.clusters = static_cast<std::uint32_t>(o.get_u64("clusters"));
+  c.iterations = static_cast<std::uint32_t>(o.get_u64("iterations"));
   c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
   c.hash = o.hash;
   c.seed = o.seed;
-  const std::string i = o.impl.empty() ? "all" : o.impl;
+  const std::string i = o.impl.empty() ? "all" : o.impl;  // the values: the declaration of --impl below
   if (i == "all") p.impls = {km::impl::tx, km::impl::tx_aggregated, km::impl::native};
   else if (i == "tx") p.impls = {km::impl::tx};
   else if (i == "tx-aggregated") p.impls = {km::impl::tx_aggregated};
-  else if (i == "native") p.impls = {km::impl::native};
-  else throw stm::usage_error("unknown --impl '" + i + "' for workload kmeans (known: tx, tx-aggregated, native, all)");
-  for (km::impl v : p.impls) {
-    c.variant = v;
-    km::check(c);
-  }
+  else p.impls = {km::impl::native};
+  if (i == "native")  // warp-aggregated atomics: no STM
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+      o.refuse(name, "applies to the transactional update stages only (--impl tx, tx-aggregated or all)");
   return p;
 }
 
@@ -74,8 +68,27 @@ const km::reference& reference_for(const km::config& c, stm::backend where) {
 }
 
 void validate(const bench::options& o) {
-  make_plan(o);
+  plan p = make_plan(o);
+  for (km::impl v : p.impls) {
+    p.base.variant = v;
+    km::check(p.base);
+  }
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+}
+
+// The buffers of km::run: points, memberships, centres, accumulators and their
+// lock table (at most 6 x 64 words, spread); on the host, the sequential
+// reference (its points while it runs, its memberships, the touched clusters
+// of every worker) and the run's copied memberships.
+bench::resources estimate(const bench::options& o) {
+  const plan p = make_plan(o);
+  const km::config& c = p.base;
+  const std::uint64_t workers = std::min(c.threads, c.points);
+  bench::resources r;
+  r.device_bytes = bench::bytes({{c.points, sizeof(km::centre) + 4}, {km::max_clusters, 6, 32, 4}, {1 << 20}});
+  r.host_bytes = bench::bytes({{c.points, sizeof(km::centre) + 2 * 4}, {workers, 8}, {1 << 20}});
+  r.lower = "--points";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -117,11 +130,18 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"kmeans",
                       "STAMP k-means over integer 2-D points: transactional update stage (one transaction per point, "
                       "or per warp and cluster) beside native warp-aggregated atomics (PR-STM paper, sections 4.6-4.7)",
-                      {{"points", "1000000", "number of 2-D integer points"},
-                       {"clusters", "16", "number of clusters K (at most 64)"},
-                       {"iterations", "5", "assignment + update iterations"}},
+                      {bench::integer("points", "1000000", 1, km::max_points,
+                                      "number of 2-D integer points (at least --clusters)"),
+                       bench::integer("clusters", "16", 1, km::max_clusters, "number of clusters K"),
+                       bench::integer("iterations", "5", 1, 1000000, "assignment + update iterations"),
+                       bench::choice("impl", "all", {"tx", "tx-aggregated", "native", "all"},
+                                     "update stage: tx (a transaction per point), tx-aggregated (per warp and "
+                                     "cluster), native (warp-aggregated atomics), all"),
+                       bench::common_threads(0xFFFFFFFFull), bench::common("seed"), bench::common("hash"),
+                       bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_kmeans

@@ -19,6 +19,8 @@
 // An option given explicitly wins over the preset.
 #include "vacation.hpp"
 
+#include <algorithm>
+
 #include "bench.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.hpp"
@@ -36,13 +38,14 @@ vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::s
 namespace {
 
 std::vector<std::string> impls_of(const bench::options& o) {
-  const std::string i = o.impl.empty() ? "tx" : o.impl;
+  const std::string i = o.impl.empty() ? "tx" : o.impl;  // the values: the declaration of --impl below
   if (i == "all") return {"tx", "native"};
-  if (i == "tx" || i == "native") return {i};
-  throw stm::usage_error("unknown --impl '" + i + "' for workload vacation (known: tx, native, all)");
+  return {i};
 }
 
-/// Every option of the workload, in one place: preset, then explicit values.
+/// Every option of the workload, in one place: preset, then explicit values
+/// (ranges: the declarations below; what depends on several options:
+/// vac::check).
 vac::config make_config(const bench::options& o) {
   vac::config c;
   const std::string preset = o.get("preset");
@@ -58,29 +61,22 @@ vac::config make_config(const bench::options& o) {
     c.queries = 1;
     c.spacing = 128;
     c.semantic = 100;
-  } else if (preset != "none") {
-    throw stm::usage_error("unknown --preset '" + preset + "' (known: none, low, high, paper)");
   }
   // An explicit option (non-empty) overrides the preset.
-  auto u32 = [&](const char* name, std::uint32_t& field, std::uint64_t lo, std::uint64_t hi) {
-    if (o.get(name).empty()) return;
-    const std::uint64_t v = o.get_u64(name);
-    if (v < lo || v > hi)
-      throw stm::usage_error(std::string("--") + name + " must be between " + std::to_string(lo) + " and " +
-                             std::to_string(hi) + ", got " + o.get(name));
-    field = static_cast<std::uint32_t>(v);
+  auto u32 = [&](const char* name, std::uint32_t& field) {
+    if (!o.get(name).empty()) field = static_cast<std::uint32_t>(o.get_u64(name));
   };
-  u32("relations", c.relations, 1, 1u << 24);
-  u32("customers", c.customers, 1, 1u << 24);
+  u32("relations", c.relations);
+  u32("customers", c.customers);
   if (!o.get("relations").empty() && o.get("customers").empty() && preset != "paper") c.customers = c.relations;
-  u32("queries", c.queries, 1, vac::max_queries);
-  u32("query-range", c.query_range, 1, 100);
-  u32("user", c.user, 0, 100);
-  u32("units", c.units, 0, 1000000);
-  u32("list-cap", c.list_cap, 1, vac::max_list);
-  u32("spacing", c.spacing, 4, 4096);
-  u32("tpt", c.tpt, 1, 4096);
-  u32("max-postpones", c.policy.max_postpones, 1, stm::txstate::max_conflicts);
+  u32("queries", c.queries);
+  u32("query-range", c.query_range);
+  u32("user", c.user);
+  u32("units", c.units);
+  u32("list-cap", c.list_cap);
+  u32("spacing", c.spacing);
+  u32("tpt", c.tpt);
+  u32("max-postpones", c.policy.max_postpones);
   if (!o.get("semantic").empty()) c.semantic = o.get_percent("semantic");
   c.read_only = o.get_percent("read-only");
   c.presort = o.get_bool("presort");
@@ -88,6 +84,10 @@ vac::config make_config(const bench::options& o) {
   c.hash = o.hash;
   c.seconds = o.seconds;
   c.seed = o.seed;
+  const auto impls = impls_of(o);
+  if (impls.size() == 1 && impls[0] == "native")  // the native baseline takes per-record locks: no STM
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+      o.refuse(name, "applies to the STM only (--impl tx or all)");
   return c;
 }
 
@@ -95,6 +95,31 @@ void validate(const bench::options& o) {
   vac::check(make_config(o));
   for (const auto& impl : impls_of(o))
     if (impl == "tx") stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail before any work
+}
+
+// The buffers of vac::run and vac::run_native: the arena, its lock table (tx)
+// or record locks (native), the transaction table (entries, state words,
+// audit partials) and per-thread counts; on the host, the final arena, the
+// verifier's per-item counts and the lock snapshot. The implementations run
+// one after the other: the larger of their buffers.
+bench::resources estimate(const bench::options& o) {
+  const vac::config c = make_config(o);
+  const vac::layout L = vac::layout_of(c);
+  const std::uint64_t words = L.words(), num_locks = (words + c.hash - 1) / c.hash;
+  const std::uint64_t spread = stm::lock_table::auto_spread(num_locks);
+  std::uint64_t locks = 0;
+  for (const auto& impl : impls_of(o))
+    locks = std::max(locks, impl == "tx" ? bench::bytes({{num_locks, spread, 4}})
+                                         : bench::bytes({{std::uint64_t(L.items()) + L.customers + L.holders, 4}}));
+  bench::resources r;
+  r.device_bytes = bench::bytes({{words, 4},
+                                 {locks},
+                                 {c.threads, c.tpt, sizeof(vac::vtx) + 4},
+                                 {c.threads, 5 * 8 + 8},
+                                 {1 << 20}});
+  r.host_bytes = bench::bytes({{words, 4}, {L.items(), 16}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u}});
+  r.lower = "--relations, --customers, --spacing, --threads or --tpt";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -140,22 +165,32 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"vacation",
                       "STAMP vacation (reservations, customer deletions, table updates) over the transaction table, "
                       "with sold-out semantic conflicts (PR-STM paper, sections 4.1-4.3); --impl tx|native|all",
-                      {{"preset", "none", "none | low | high (STAMP's vacation-low/-high, full size) | paper (150,000 customers, 1,000 room types, book/cancel pairs)"},
-                       {"relations", "", "items per table: cars, flights, rooms (STAMP -r; default 65536)"},
-                       {"customers", "", "customers (default: as many as --relations)"},
-                       {"queries", "", "items a transaction queries, 1..n (STAMP -n, at most 16; default 10)"},
-                       {"query-range", "", "% of the items and customers queried (STAMP -q; default 90)"},
-                       {"user", "", "% of the STAMP transactions that make reservations (STAMP -u; default 80)"},
-                       {"units", "", "units per item at the start (0: STAMP's 100-500; default 0)"},
-                       {"list-cap", "", "reservations a customer may hold (1-15; default 8)"},
-                       {"spacing", "", "words per item record, a power of two (default 4; paper 128)"},
-                       {"tpt", "64", "transactions per thread (one table; timed mode: per launch)"},
-                       {"semantic", "", "% of the update transactions in book/cancel pairs on sold-out room types (default 0)"},
-                       {"read-only", "0", "% of the table that are read-only queries"},
-                       {"presort", "false", "cancels before books in each thread's block: no semantic conflict can occur", true},
-                       {"max-postpones", "", "semantic conflicts before a transaction is reported unresolved (default 4096)"}},
+                      {bench::choice("preset", "none", {"none", "low", "high", "paper"},
+                                     "low, high: STAMP's vacation-low/-high at full size; paper: 150,000 customers, "
+                                     "1,000 room types, book/cancel pairs"),
+                       bench::integer("relations", "", 1, 1u << 24, "items per table: cars, flights, rooms (STAMP -r; default 65536)"),
+                       bench::integer("customers", "", 1, 1u << 24, "customers (default: as many as --relations)"),
+                       bench::integer("queries", "", 1, vac::max_queries, "items a transaction queries, 1..n (STAMP -n; default 10)"),
+                       bench::integer("query-range", "", 1, 100, "% of the items and customers queried (STAMP -q; default 90)"),
+                       bench::integer("user", "", 0, 100, "% of the STAMP transactions that make reservations (STAMP -u; default 80)"),
+                       bench::integer("units", "", 0, 1000000, "units per item at the start (0: STAMP's 100-500; default 0)"),
+                       bench::integer("list-cap", "", 1, vac::max_list, "reservations a customer may hold (default 8)"),
+                       bench::integer("spacing", "", 4, 4096, "words per item record, a power of two (default 4; paper 128)"),
+                       bench::integer("tpt", "64", 1, 4096, "transactions per thread (one table; timed mode: per launch)"),
+                       bench::number("semantic", "", 0, 100,
+                                     "% of the update transactions in book/cancel pairs on sold-out room types (default 0)"),
+                       bench::number("read-only", "0", 0, 100, "% of the table that are read-only queries"),
+                       bench::toggle("presort", "cancels before books in each thread's block: no semantic conflict can occur"),
+                       bench::integer("max-postpones", "", 1, stm::txstate::max_conflicts,
+                                      "semantic conflicts before a transaction is reported unresolved (default 4096)"),
+                       bench::choice("impl", "tx", {"tx", "native", "all"},
+                                     "tx: the STM; native: per-record try-locks; all: both in one run"),
+                       bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
+                       bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
+                       bench::common("cm-backoff")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_vacation
