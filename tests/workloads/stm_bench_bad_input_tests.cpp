@@ -327,6 +327,42 @@ const std::vector<args_t>& table() {
       {"--workload", "list", "--ops-file", ""},
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname", "--keys", "10"},
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname"},  // not a seed file
+      // skiplist: --keys, --range, --levels, --mix, --read-only, --pool, the common options it declares
+      {"--workload", "skiplist", "--keys", "0"},
+      {"--workload", "skiplist", "--keys", "268435457"},
+      {"--workload", "skiplist", "--keys", "200000000"},  // --range auto: 2 x keys above 2^28
+      {"--workload", "skiplist", "--range", "10"},         // fewer than --keys
+      {"--workload", "skiplist", "--range", "268435457"},
+      {"--workload", "skiplist", "--range", "0x100"},
+      {"--workload", "skiplist", "--levels", "0"},
+      {"--workload", "skiplist", "--levels", "17"},
+      {"--workload", "skiplist", "--levels", "1.5"},
+      {"--workload", "skiplist", "--mix", "50/40/0"},
+      {"--workload", "skiplist", "--mix", "50/50"},
+      {"--workload", "skiplist", "--mix", "+50/50/0"},
+      {"--workload", "skiplist", "--mix", ""},
+      {"--workload", "skiplist", "--read-only", "150"},
+      {"--workload", "skiplist", "--read-only", "nan"},
+      {"--workload", "skiplist", "--read-only", "50", "--mix", "0/0/100"},  // nothing to split
+      {"--workload", "skiplist", "--pool", "0"},
+      {"--workload", "skiplist", "--pool", "10"},  // below --keys
+      {"--workload", "skiplist", "--pool", "1073741822"},
+      {"--workload", "skiplist", "--pool", "1073741821", "--levels", "16"},  // the memory estimate
+      {"--workload", "skiplist", "--ops", "0"},
+      {"--workload", "skiplist", "--ops", "2147483649"},
+      {"--workload", "skiplist", "--ops", "2147483648", "--keys", "1000"},  // the automatic pool: above 2^30 nodes
+      {"--workload", "skiplist", "--threads", "524289"},
+      {"--workload", "skiplist", "--impl", "harris"},
+      {"--workload", "skiplist", "--impl", ""},
+      {"--workload", "skiplist", "--cm", "nope"},
+      {"--workload", "skiplist", "--impl", "native", "--cm", "prstm"},
+      {"--workload", "skiplist", "--impl", "native", "--cm-wait", "5"},
+      {"--workload", "skiplist", "--impl", "native", "--cm-backoff", "5"},
+      {"--workload", "skiplist", "--impl", "native", "--hash", "2"},
+      {"--workload", "skiplist", "--hash", "3"},
+      {"--workload", "skiplist", "--seconds", "0"},
+      {"--workload", "skiplist", "--seed", "-1"},
+      {"--workload", "skiplist", "--accounts", "100"},  // bank's option
   };
   return t;
 }
@@ -422,6 +458,7 @@ TEST(resource_estimate, runs_stay_within_their_estimate) {
       {"--workload", "stack", "--impl", "sharded", "--ops", "4000000", "--threads", "8"},
       {"--workload", "queue", "--impl", "ticket", "--per-thread", "50000", "--threads", "16"},
       {"--workload", "bank", "--accounts", "4000000", "--threads", "64", "--tpt", "64"},
+      {"--workload", "skiplist", "--impl", "all", "--keys", "20000", "--ops", "200000", "--threads", "8"},
   };
   for (auto args : runs) {
     args.insert(args.begin(), {"--backend", "cpu", "--warmup", "0", "-q", "--format", "json"});
