@@ -145,8 +145,8 @@ class tx_skiplist_ref {
     std::uint32_t succ[max_levels];
     node::word_t pred_word[max_levels];
     node::word_t succ_word[max_levels];
-    bool consistent;
-    bool found;
+    bool consistent = false;
+    bool found = false;
   };
 
   /// The search path of key, read through tx. Returns early when a read

@@ -381,6 +381,42 @@ const std::vector<args_t>& table() {
       {"--workload", "graph", "--impl", "native", "--cm-backoff", "100"},
       {"--workload", "graph", "--threads", "600000", "--impl", "tx"},
       {"--workload", "graph", "--points", "10"},
+      // skiplist: --keys, --range, --levels, --mix, --read-only, --pool, the common options it declares
+      {"--workload", "skiplist", "--keys", "0"},
+      {"--workload", "skiplist", "--keys", "268435457"},
+      {"--workload", "skiplist", "--keys", "200000000"},  // --range auto: 2 x keys above 2^28
+      {"--workload", "skiplist", "--range", "10"},         // fewer than --keys
+      {"--workload", "skiplist", "--range", "268435457"},
+      {"--workload", "skiplist", "--range", "0x100"},
+      {"--workload", "skiplist", "--levels", "0"},
+      {"--workload", "skiplist", "--levels", "17"},
+      {"--workload", "skiplist", "--levels", "1.5"},
+      {"--workload", "skiplist", "--mix", "50/40/0"},
+      {"--workload", "skiplist", "--mix", "50/50"},
+      {"--workload", "skiplist", "--mix", "+50/50/0"},
+      {"--workload", "skiplist", "--mix", ""},
+      {"--workload", "skiplist", "--read-only", "150"},
+      {"--workload", "skiplist", "--read-only", "nan"},
+      {"--workload", "skiplist", "--read-only", "50", "--mix", "0/0/100"},  // nothing to split
+      {"--workload", "skiplist", "--pool", "0"},
+      {"--workload", "skiplist", "--pool", "10"},  // below --keys
+      {"--workload", "skiplist", "--pool", "1073741822"},
+      {"--workload", "skiplist", "--pool", "1073741821", "--levels", "16"},  // the memory estimate
+      {"--workload", "skiplist", "--ops", "0"},
+      {"--workload", "skiplist", "--ops", "2147483649"},
+      {"--workload", "skiplist", "--ops", "2147483648", "--keys", "1000"},  // the automatic pool: above 2^30 nodes
+      {"--workload", "skiplist", "--threads", "524289"},
+      {"--workload", "skiplist", "--impl", "harris"},
+      {"--workload", "skiplist", "--impl", ""},
+      {"--workload", "skiplist", "--cm", "nope"},
+      {"--workload", "skiplist", "--impl", "native", "--cm", "prstm"},
+      {"--workload", "skiplist", "--impl", "native", "--cm-wait", "5"},
+      {"--workload", "skiplist", "--impl", "native", "--cm-backoff", "5"},
+      {"--workload", "skiplist", "--impl", "native", "--hash", "2"},
+      {"--workload", "skiplist", "--hash", "3"},
+      {"--workload", "skiplist", "--seconds", "0"},
+      {"--workload", "skiplist", "--seed", "-1"},
+      {"--workload", "skiplist", "--accounts", "100"},  // bank's option
   };
   return t;
 }
@@ -480,6 +516,7 @@ TEST(resource_estimate, runs_stay_within_their_estimate) {
       {"--workload", "kmeans", "--impl", "all", "--points", "1000000", "--clusters", "16", "--iterations", "2",
        "--threads", "16"},
       {"--workload", "graph", "--impl", "all", "--vertices", "500000", "--edges", "2000000", "--threads", "16"},
+      {"--workload", "skiplist", "--impl", "all", "--keys", "20000", "--ops", "200000", "--threads", "8"},
   };
   for (auto args : runs) {
     args.insert(args.begin(), {"--backend", "cpu", "--warmup", "0", "-q", "--format", "json"});

@@ -225,6 +225,27 @@ std::string check_value(const option_decl& d, const std::string& value) {
   return "";
 }
 
+std::array<std::uint32_t, 3> percent_mix(const std::string& name, const std::string& value) {
+  std::array<std::uint32_t, 3> v{0, 0, 0};
+  std::size_t part = 0, digits = 0;
+  bool ok = !value.empty();
+  for (char ch : value) {
+    if (ch == '/') {
+      ok &= digits > 0 && part < 2;
+      ++part, digits = 0;
+    } else if (ch >= '0' && ch <= '9' && digits < 3 && part < 3) {
+      v[part] = v[part] * 10 + std::uint32_t(ch - '0');
+      ++digits;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || part != 2 || digits == 0 || v[0] + v[1] + v[2] != 100)
+    throw stm::usage_error("--" + name + " must be three whole percentages I/R/C summing to 100 (e.g. 20/20/60), got '" +
+                           value + "'");
+  return v;
+}
+
 std::uint64_t bytes(std::initializer_list<std::initializer_list<std::uint64_t>> terms) {
   constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t sum = 0;

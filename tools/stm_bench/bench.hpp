@@ -30,6 +30,7 @@
 // result is unverified.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -92,6 +93,10 @@ std::string describe(const option_decl& d);
 /// Strict check of one value against its declaration; returns the error
 /// sentence ("--x: ...") or "" when the value is valid.
 std::string check_value(const option_decl& d, const std::string& value);
+
+/// A mix "I/R/C" of option --name: three whole percentages (digits only)
+/// summing to 100, e.g. insert/remove/search shares; usage_error otherwise.
+std::array<std::uint32_t, 3> percent_mix(const std::string& name, const std::string& value);
 
 /// Memory one run of a configuration takes at its peak. Compared with the
 /// machine before any work; all sums saturate (see bench::bytes).

@@ -43,33 +43,13 @@ std::vector<std::string> impls(const bench::options& o) {
 /// operation walks about a quarter of the key range from the head.
 constexpr std::uint64_t harris_work_bound = std::uint64_t(1) << 38;
 
-// "I/R/C": three whole percentages summing to 100.
-void parse_mix(const std::string& mix, mix_config& c) {
-  std::uint64_t v[3] = {0, 0, 0};
-  std::size_t part = 0, digits = 0;
-  bool ok = !mix.empty();
-  for (char ch : mix) {
-    if (ch == '/') {
-      ok &= digits > 0 && part < 2;
-      ++part, digits = 0;
-    } else if (ch >= '0' && ch <= '9' && digits < 3 && part < 3) {
-      v[part] = v[part] * 10 + std::uint64_t(ch - '0');
-      ++digits;
-    } else {
-      ok = false;
-    }
-  }
-  if (!ok || part != 2 || digits == 0 || v[0] + v[1] + v[2] != 100)
-    throw stm::usage_error("--mix must be three whole percentages I/R/C summing to 100 (e.g. 20/20/60), got '" + mix + "'");
-  c.insert = double(v[0]);
-  c.remove = double(v[1]);
-}
-
 mix_config make_mix_config(const bench::options& o) {
   mix_config c;  // ranges: the declarations below
   c.keys = static_cast<std::uint32_t>(o.get_u64("keys"));
   c.ops = o.ops(1000000);
-  parse_mix(o.get("mix"), c);
+  const auto mix = bench::percent_mix("mix", o.get("mix"));
+  c.insert = double(mix[0]);
+  c.remove = double(mix[1]);
   c.threads = o.threads(o.backend == stm::backend::gpu ? 65536u : 64u);
   c.seed = o.seed;
   const auto im = impls(o);

@@ -4,7 +4,7 @@
 // (workloads/skiplist/skiplist.hpp).
 #include "workloads/skiplist/skiplist.hpp"
 
-#include <cstdio>
+#include <algorithm>
 
 #include "bench.hpp"
 #include "cmp/registry.hpp"
@@ -28,50 +28,70 @@ std::vector<wl::impl> impls(const bench::options& o) {
   throw stm::usage_error("unknown --impl '" + i + "' for workload skiplist (known: tx, native, all)");
 }
 
-/// Every option of the workload, mapped to its configuration in one place.
+/// Every option of the workload, mapped to its configuration in one place
+/// (single-option ranges: the declarations below; wl::check the rest).
 /// --mix I/R/C sets the insert/remove/search shares; --read-only P, when
 /// given, makes P% searches and splits the rest between inserts and removes
 /// in the mix's proportion (the paper's "20% read-only": --read-only 20).
 wl::config make_config(const bench::options& o) {
   wl::config c;
-  const std::uint64_t keys = o.get_u64("keys");
-  if (keys == 0 || keys > (1u << 28)) throw stm::usage_error("--keys must be between 1 and 2^28, got " + o.get("keys"));
-  c.keys = static_cast<std::uint32_t>(keys);
-  const std::uint64_t range = o.get("range") == "auto" ? 2 * keys : o.get_u64("range");
-  if (range > (1u << 28)) throw stm::usage_error("--range must be at most 2^28, got " + std::to_string(range));
-  c.range = static_cast<std::uint32_t>(range);
-  const std::uint64_t levels = o.get_u64("levels");
-  if (levels > stm::skiplist::max_levels) throw stm::usage_error("--levels must be between 1 and 16, got " + o.get("levels"));
-  c.levels = static_cast<std::uint32_t>(levels);
+  c.keys = static_cast<std::uint32_t>(o.get_u64("keys"));
+  if (o.get("range") == "auto" && c.keys > (1u << 27))
+    throw stm::usage_error("--range auto is 2 x --keys, at most 2^28: lower --keys (at most 2^27) or give --range");
+  c.range = o.get("range") == "auto" ? 2 * c.keys : static_cast<std::uint32_t>(o.get_u64("range"));
+  c.levels = static_cast<std::uint32_t>(o.get_u64("levels"));
   c.ops = o.ops(1000000);
-  const std::string mix = o.get("mix");
-  unsigned a = 0, b = 0, d = 0;
-  char tail = 0;
-  if (std::sscanf(mix.c_str(), "%u/%u/%u%c", &a, &b, &d, &tail) != 3 || a + b + d != 100)
-    throw stm::usage_error("--mix must be I/R/C percentages summing to 100 (e.g. 50/50/0), got '" + mix + "'");
-  c.insert = a;
-  c.remove = b;
+  const auto mix = bench::percent_mix("mix", o.get("mix"));
+  c.insert = mix[0];
+  c.remove = mix[1];
   if (!o.get("read-only").empty()) {
     const double p = o.get_percent("read-only");
-    const double updates = a + b;
-    if (updates == 0 && p < 100) throw stm::usage_error("--read-only below 100 needs a mix with inserts or removes");
-    c.insert = updates > 0 ? (100 - p) * a / updates : 0;
-    c.remove = updates > 0 ? (100 - p) * b / updates : 0;
+    const double updates = mix[0] + mix[1];
+    if (updates == 0 && p < 100) throw stm::usage_error("--read-only below 100 needs a --mix with inserts or removes");
+    c.insert = updates > 0 ? (100 - p) * mix[0] / updates : 0;
+    c.remove = updates > 0 ? (100 - p) * mix[1] / updates : 0;
   }
   c.threads = o.threads(o.backend == stm::backend::gpu ? 1536u : 64u);
   c.hash = o.hash;
   c.seconds = o.seconds;
   c.seed = o.seed;
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
-  if (o.get("pool") != "auto" && c.pool == 0) throw stm::usage_error("--pool must be auto or at least 1");
+  const auto im = impls(o);
+  if (std::find(im.begin(), im.end(), wl::impl::tx) == im.end())
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+      o.refuse(name, "applies to the transactional skiplist only (--impl tx or all)");
   wl::check(c);
   return c;
 }
 
 void validate(const bench::options& o) {
-  impls(o);
   make_config(o);
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+}
+
+// wl::run's memory. Backend: the towers (a word per node and level, the free
+// ring, the retired list, the heights), tx's lock table (32 lock words per
+// lock up to 16,384 locks, else one), a launch's operations and statuses, the
+// initial keys. Host: the initial keys drawn from the range, presence and
+// per-key counts of the verification, a launch's operations and statuses,
+// and the copies a structure check takes (words, heights, reach marks, the
+// keys found) once the pool is filled.
+bench::resources estimate(const bench::options& o) {
+  const wl::config c = make_config(o);
+  const std::uint64_t pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
+  const std::uint64_t nodes = pool + 2;  // with head and tail
+  const auto im = impls(o);
+  const bool tx = std::find(im.begin(), im.end(), wl::impl::tx) != im.end();
+  const std::uint64_t locks = tx ? (nodes * c.levels + c.hash - 1) / c.hash : 0;
+  const std::uint64_t lock_words = locks * stm::lock_table::auto_spread(locks);
+  bench::resources r;
+  r.device_bytes = bench::bytes({{nodes, c.levels, 8}, {nodes, 4 + 4 + 4}, {lock_words, 4}, {c.ops, 4 + 4 + 1},
+                                 {c.keys, 4}, {1 << 20}});
+  r.host_bytes = bench::bytes({{c.range, 4 + 1 + 8 + 1 + 3 * 4}, {c.ops, 4 + 4 + 1},
+                               {nodes, c.levels, 8}, {nodes, 4 + 4 + 1 + 1 + 3 * 4},
+                               {lock_words + locks, 4}, {1 << 20}});
+  r.lower = "--ops, --range, --keys or --pool";
+  return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
@@ -116,14 +136,25 @@ std::vector<bench::result> run(const bench::options& o) {
 bench::registrar reg({"skiplist",
                       "ordered set as a skiplist (PR-STM paper, sections 4.4-4.5): transactional (tx, any --cm) and "
                       "native lock-free (native)",
-                      {{"keys", "5000", "initial entries, inserted before timing"},
-                       {"range", "auto", "keys are drawn from 0..range-1; auto: 2 x keys"},
-                       {"levels", "5", "most levels of the skiplist (1-16)"},
-                       {"mix", "50/50/0", "insert/remove/search percentages"},
-                       {"read-only", "", "when given: this % searches, the rest split as the mix's inserts and removes"},
-                       {"pool", "auto", "nodes of the pool (the paper: 10000000); auto: range + ops"}},
+                      {bench::integer("keys", "5000", 1, 1u << 28, "initial entries, inserted before timing"),
+                       bench::integer("range", "auto", 1, 1u << 28,
+                                      "keys are drawn from 0..range-1, at least --keys; auto: 2 x keys", {"auto"}),
+                       bench::integer("levels", "5", 1, stm::skiplist::max_levels, "most levels of the skiplist"),
+                       bench::text("mix", "50/50/0", "insert/remove/search: three whole percentages summing to 100"),
+                       bench::number("read-only", "", 0, 100,
+                                     "when given: this % searches, the rest split as the mix's inserts and removes"),
+                       bench::integer("pool", "auto", 1, stm::list::node::max_index - 2,
+                                      "nodes of the pool (the paper: 10000000), at least --keys; auto: range + ops",
+                                      {"auto"}),
+                       bench::common_threads(stm::lock_word::max_threads),
+                       bench::common_ops(1ull << 31, "operations per launch (auto pool: range + ops at most 2^30-3)"),
+                       bench::choice("impl", "all", {"tx", "native", "all"},
+                                     "tx (the transactional skiplist), native (lock-free) or all"),
+                       bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
+                       bench::common("hash"), bench::common("seconds"), bench::common("seed")},
                       validate,
-                      run});
+                      run,
+                      estimate});
 
 }  // namespace
 }  // namespace bench_skiplist
