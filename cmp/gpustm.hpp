@@ -79,6 +79,8 @@ struct basic_gpustm : manager_base {
   static constexpr std::uint32_t semantic_retries = 100;
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;
+  /// Distinct locks one transaction may touch (more: capacity abort).
+  static constexpr std::uint32_t log_capacity = LogCapacity;
 
   // The sorted lock log of the current attempt: distinct lock indices in
   // ascending order, and whether the transaction writes under each.

@@ -28,7 +28,8 @@
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
 //    its attempts, runs its next attempt escalated: one at a time per table,
 //    it locks what it touches and cannot abort on a conflict, so it commits
-//    by that attempt (stm/detail/tx_core.hpp, "Escalation").
+//    by that attempt (stm/detail/tx_core.hpp, "Escalation"). A descriptor
+//    with fewer than EscalateMinReads reads never escalates.
 //
 // Local variables changed inside a body keep their values across retries:
 // (re)initialise them inside the body.
@@ -106,7 +107,7 @@ class transaction {
       core_.fail(read_locked ? abort_cause::read_locked : abort_cause::prelock);
       return false;
     }
-    if (Config::escalate_after != 0 && core_.escalated) {
+    if (Config::escalates && core_.escalated) {
       core_.commit_escalated();  // holds every lock it needs: cannot fail
     } else if (core_.n_writes == 0) {
       if (!core_.validate_read_only()) return false;

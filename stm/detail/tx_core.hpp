@@ -127,7 +127,8 @@ namespace stm {
 ///
 /// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
 /// (see "Escalation" below) at its attempt EscalateAfter (0-based) once one
-/// of its attempts read at least EscalateMinReads locations.
+/// of its attempts read at least EscalateMinReads locations (so a descriptor
+/// with MaxReads below EscalateMinReads never does).
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true,
           std::uint32_t EscalateAfter = 8, std::uint32_t EscalateMinReads = 16>
 struct tx_config {
@@ -138,6 +139,9 @@ struct tx_config {
   static constexpr bool opaque = Opaque;
   static constexpr std::uint32_t escalate_after = EscalateAfter;
   static constexpr std::uint32_t escalate_min_reads = EscalateMinReads;
+  /// Whether this descriptor can escalate at all: not when it holds fewer
+  /// reads than EscalateMinReads (small descriptors compile without it).
+  static constexpr bool escalates = EscalateAfter != 0 && EscalateMinReads <= MaxReads;
 };
 
 namespace detail {
@@ -314,7 +318,7 @@ struct tx_core {
     if (read_notes & lock_word::lock_bit) c = abort_cause::read_locked;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
-    if (Config::escalate_after != 0 && escalated) end_escalation(false);  // semantic, capacity: its locks, the token
+    if (Config::escalates && escalated) end_escalation(false);  // semantic, capacity: its locks, the token
     STM_UNROLL
     for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: counters stay in registers
       if (k == static_cast<std::uint32_t>(c)) ++counters.aborts[k];
@@ -345,7 +349,7 @@ struct tx_core {
       });
       if (own) return from_bits<T>(v);
     }
-    if (Config::escalate_after != 0 && escalated) return read_escalated(addr, cm);
+    if (Config::escalates && escalated) return read_escalated(addr, cm);
     const std::uint32_t li = table.index_of(addr);
     const auto lw = table.word(li);
     std::uint32_t w1;
@@ -428,7 +432,7 @@ struct tx_core {
   /// Before every attempt (after its sets are reset): escalate when due
   /// (waiting for the token), and take the opaque reads' clock snapshot.
   STM_HD void start_attempt_sync() {
-    if constexpr (Config::escalate_after != 0) {
+    if constexpr (Config::escalates) {
       if (escalated) end_escalation(false);  // an attempt abandoned without commit or abort
       if (attempt >= Config::escalate_after && long_tx && table.escalation != nullptr) begin_escalation();
     }
@@ -548,7 +552,7 @@ struct tx_core {
     // common read-modify-write costs no second look at the lock word).
     std::uint32_t li = 0, version = 0;
     bool known = false;
-    if (Config::escalate_after != 0 && escalated) {  // escalated: the lock is taken now
+    if (Config::escalates && escalated) {  // escalated: the lock is taken now
       li = table.index_of(addr);
       version = hold(li, known);
       known = true;
@@ -579,7 +583,7 @@ struct tx_core {
     put(writes, n_writes++, write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))});
     if (!each<Config::max_writes>(n_locks, [&](std::uint32_t k) { return locks[k].lock != li; })) return;
     std::uint8_t state = lock_none;
-    if (Config::escalate_after != 0 && escalated) {
+    if (Config::escalates && escalated) {
       state = lock_final;  // the lock entry releases it now, with the version bumped
       each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
         if (reads[i].lock == li) reads[i].held = 0;

@@ -33,6 +33,11 @@ workloads::bank::config make_config(const bench::options& o) {
   c.semantic = o.get_percent("semantic");
   c.read_only = o.get_percent("read-only");
   c.presort = o.get_bool("presort");
+  c.read_all = o.get_percent("read-all");
+  const std::uint64_t audit_size = o.get_u64("audit-size");
+  if (audit_size > 0xFFFFFFFFull) throw stm::usage_error("--audit-size must be below 2^32");
+  c.audit_size = static_cast<std::uint32_t>(audit_size);
+  c.opaque = o.get_bool("opaque");
   const std::string spread = o.get("lock-spread");
   if (spread == "auto") {
     c.lock_spread = 0;
@@ -50,7 +55,22 @@ workloads::bank::config make_config(const bench::options& o) {
 }
 
 void validate(const bench::options& o) {
-  workloads::bank::check(make_config(o));
+  const auto c = make_config(o);
+#if STM_WITH_CUDA
+  if (o.backend == stm::backend::gpu) workloads::bank::check_on<stm::gpu_exec>(c);
+  else
+#endif
+    workloads::bank::check_on<stm::cpu_exec>(c);
+  if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
+    stm::cm::dispatch(o.cm, [&](auto m) {
+      using CM = decltype(m);
+      if constexpr (workloads::bank::detail::log_capacity<CM>::value != 0)
+        if (c.audit_size > workloads::bank::detail::log_capacity<CM>::value)
+          throw stm::usage_error("--audit-size is at most " +
+                                 std::to_string(workloads::bank::detail::log_capacity<CM>::value) + " under --cm " +
+                                 CM::name + " (its lock log)");
+      return 0;
+    });
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
@@ -65,6 +85,11 @@ std::vector<bench::result> run(const bench::options& o) {
   bench::result r = bench::base_result(o, o.cm, c.threads);
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
+  r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque);
+  r.integer("audits", static_cast<std::int64_t>(out.audits));
+  r.num("attempts_per_audit", out.audits ? double(out.audit_attempts) / double(out.audits) : 0.0);
+  r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
+  r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
   r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
   r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
@@ -104,6 +129,9 @@ bench::registrar reg({"bank",
                        {"tpt", "64", "transactions per thread (one table; timed mode: per launch)"},
                        {"semantic", "0", "% of update transactions in deposit/withdrawal pairs whose withdrawal needs a deposit first"},
                        {"read-only", "0", "% of the table that are balance queries (read-only)"},
+                       {"read-all", "0", "% of the table that are audits: read --audit-size accounts of one group spread over the table and check their total (needs --semantic 0)"},
+                       {"audit-size", "1024", "accounts an audit reads: divides --accounts; at most 4096 on the CPU, 1024 on the GPU"},
+                       {"opaque", "false", "opaque audits (every attempt sees one snapshot; the lock table keeps a commit clock)", true},
                        {"presort", "false", "sort each thread's block deposits first: no semantic conflict can occur", true},
                        {"max-postpones", "4096", "semantic conflicts before a transaction is reported unresolved"},
                        {"lock-spread", "auto", "lock words per lock slot (1-32; 32: every lock word in its own 128-byte line); auto: 32 up to 16,384 locks, else 1"}},
