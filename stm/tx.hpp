@@ -26,7 +26,8 @@
 //    opaque attempt of R reads costs O(R) checks while no update commits. A
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
-//    its attempts, runs its next attempt escalated: one at a time per table,
+//    its attempts (or aborted 4 x EscalateAfter times), runs its next attempt
+//    escalated: one at a time per table,
 //    it locks what it touches and cannot abort on a conflict, so it commits
 //    by that attempt (stm/detail/tx_core.hpp, "Escalation"). A descriptor
 //    with fewer than EscalateMinReads reads never escalates.

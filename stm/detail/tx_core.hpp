@@ -69,8 +69,9 @@
 //
 // Escalation (tx_config's EscalateAfter, EscalateMinReads). A transaction that
 // has aborted EscalateAfter times on concurrent conflicts, and one of whose
-// attempts read at least EscalateMinReads locations, runs its next attempt
-// escalated: it first takes the table's escalation token (one escalated
+// attempts read at least EscalateMinReads locations (or that has aborted
+// 4 x EscalateAfter times: an opaque scan may keep aborting before it reaches
+// EscalateMinReads reads), runs its next attempt escalated: it first takes the table's escalation token (one escalated
 // transaction at a time; waiting for it is bounded by the holder's run, below),
 // then takes every location it reads or writes, when it first touches it, as
 // a final lock of its own (hold(): a free word by CAS, a pre-lock by stealing
@@ -78,9 +79,10 @@
 // by waiting, as its owner only writes back or gives up). Nobody can then
 // change what it read, so it never validates, never aborts on a conflict and
 // commits: publish() as usual, and the locks it only read are released at
-// their unchanged version. The hard bound: such a transaction commits (or
-// ends for its own reason, semantic or capacity) by attempt EscalateAfter + 1,
-// counted from the first attempt that read EscalateMinReads locations.
+// their unchanged version. The hard bound: a transaction commits (or ends for
+// its own reason, semantic or capacity) by attempt (0-based)
+// min(max(EscalateAfter, j + 1), 4 x EscalateAfter), where j is its first
+// attempt that read EscalateMinReads locations.
 // Why waits end: a final lock is held by a committer in write-back (no wait),
 // by a gpustm committer that waits for its next lock at most commit_wait_polls
 // and then releases everything, or by the escalated transaction, which waits
@@ -127,8 +129,9 @@ namespace stm {
 ///
 /// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
 /// (see "Escalation" below) at its attempt EscalateAfter (0-based) once one
-/// of its attempts read at least EscalateMinReads locations (so a descriptor
-/// with MaxReads below EscalateMinReads never does).
+/// of its attempts read at least EscalateMinReads locations, and at attempt
+/// 4 x EscalateAfter in any case; a descriptor with MaxReads below
+/// EscalateMinReads never does.
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true,
           std::uint32_t EscalateAfter = 8, std::uint32_t EscalateMinReads = 16>
 struct tx_config {
@@ -434,7 +437,9 @@ struct tx_core {
   STM_HD void start_attempt_sync() {
     if constexpr (Config::escalates) {
       if (escalated) end_escalation(false);  // an attempt abandoned without commit or abort
-      if (attempt >= Config::escalate_after && long_tx && table.escalation != nullptr) begin_escalation();
+      if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
+          table.escalation != nullptr)
+        begin_escalation();
     }
     if constexpr (Config::opaque)
       if (table.has_clock()) snap = table.clock_word().load(memory_order_acquire);
