@@ -27,10 +27,10 @@
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
 //    its attempts (or aborted 4 x EscalateAfter times), runs its next attempt
-//    escalated: one at a time per table,
-//    it locks what it touches and cannot abort on a conflict, so it commits
-//    by that attempt (stm/detail/tx_core.hpp, "Escalation"). A descriptor
-//    with fewer than EscalateMinReads reads never escalates.
+//    escalated: one at a time per table, it locks what it touches and cannot
+//    abort on a conflict, so it commits by that attempt (stm/detail/
+//    tx_core.hpp, "Escalation"). A descriptor with fewer than
+//    EscalateMinReads reads never escalates.
 //
 // Local variables changed inside a body keep their values across retries:
 // (re)initialise them inside the body.
@@ -74,6 +74,7 @@ class transaction {
 
   /// Start a new transaction (resets the attempt count).
   STM_HD void begin() {
+    core_.leave_escalation();
     core_.reset_sets();
     core_.status = tx_status::active;
     core_.attempt = 0;
@@ -183,6 +184,7 @@ class transaction {
   STM_HD void next_attempt() {
     ++core_.attempt;
     core_.note_attempt_length();
+    core_.leave_escalation();
     core_.reset_sets();
     core_.status = tx_status::active;
     core_.start_attempt_sync();

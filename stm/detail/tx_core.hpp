@@ -432,11 +432,17 @@ struct tx_core {
     return each<Config::max_reads>(n_reads - 1, [&](std::uint32_t i) { return read_still_valid(i, false); });
   }
 
+  /// Before an attempt's sets are reset: an escalated attempt abandoned
+  /// without commit or abort gives back its locks and the token.
+  STM_HD void leave_escalation() {
+    if constexpr (Config::escalates)
+      if (escalated) end_escalation(false);
+  }
+
   /// Before every attempt (after its sets are reset): escalate when due
   /// (waiting for the token), and take the opaque reads' clock snapshot.
   STM_HD void start_attempt_sync() {
     if constexpr (Config::escalates) {
-      if (escalated) end_escalation(false);  // an attempt abandoned without commit or abort
       if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
           table.escalation != nullptr)
         begin_escalation();
