@@ -66,6 +66,10 @@
 //  shards are not one snapshot without a second pass; per-lock-range counters
 //  make the check O(ranges read). One word, bumped only by update commits and
 //  kept off tables that do not need it (the bank's anchor runs), is simplest.
+//  Its limit: where updates commit faster than a scan reads (a GPU at full
+//  occupancy), the clock moves between most reads of a long attempt, which
+//  then revalidates as often as without a clock (O(R^2)); escalation bounds
+//  how many such attempts a transaction makes.
 //
 // Escalation (tx_config's EscalateAfter, EscalateMinReads). A transaction that
 // has aborted EscalateAfter times on concurrent conflicts, and one of whose
