@@ -36,10 +36,12 @@
 //
 //   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
 //       How long to pause, in ns, without sleeping it (it may wait for an
-//       event first: cmp/delay.hpp polls a lock word, bounded). TX_END's
-//       retry loop sleeps it; a driver that runs one attempt at a time
-//       (stm/txtable.hpp) schedules it, so that the other lanes of the warp go
-//       on meanwhile and each lane retries at its own time. A const member
+//       event first: cmp/delay.hpp polls a lock word, bounded). Every driver
+//       schedules it as a deadline (TX_BEGIN/TX_END and TX_FOR through
+//       stm/detail/tx_loop.hpp, the transaction table through
+//       stm/txtable.hpp; with STM_TX_END_SCHEDULE=0, TX_END sleeps it), so
+//       that the other lanes of the warp go on meanwhile and each lane
+//       retries at its own time. A const member
 //       function: a non-const one is not found. Every built-in manager has it.
 //
 //   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const;
