@@ -184,7 +184,10 @@ def report(rows, provenance=None, notes=None):
         out += notes + [""]
     by_wl = {}
     for r in rows:
-        by_wl.setdefault(r.get("workload", "?"), []).append(r)
+        # Rows without a workload are not stm_bench results (reliability.jsonl:
+        # histories checked, tabled in the README by tools/reliability_rows.py).
+        if "workload" in r:
+            by_wl.setdefault(r["workload"], []).append(r)
     for wl in sorted(by_wl):
         rs = by_wl[wl]
         devices = sorted({r.get("device", "?") for r in rs})
