@@ -77,7 +77,7 @@ struct native_tx {
 struct held_locks {
   static constexpr std::uint32_t max_held = 2 + max_list + max_queries;
   std::uint32_t* words;  // one lock word per record: items, then customers
-  std::uint32_t idx[max_held];
+  std::uint32_t idx[max_held] = {};  // value-initialized: GCC cannot see that only idx[0, n) is read
   std::uint32_t n = 0;
 
   STM_HD explicit held_locks(std::uint32_t* w) : words(w) {}
