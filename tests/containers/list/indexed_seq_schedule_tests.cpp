@@ -62,6 +62,32 @@ struct stop_before_reading_pending {
   }
 };
 
+// insert_after(after, value) on a thread of its own, stopped just before it
+// reads its pending node (stop_before_reading_pending); finish() lets it go on
+// and returns its result.
+class stopped_insert {
+ public:
+  stopped_insert(const stm::list::indexed_seq_ref& s, std::uint32_t after, std::uint32_t value) : stop_(value) {
+    thread_ = std::thread([this, s, after, value] {
+      perturb::set_thread_hook(&stop_before_reading_pending::hook, &stop_);
+      result_ = s.insert_after(after, value);
+      perturb::set_thread_hook(nullptr, nullptr);
+    });
+  }
+  /// False when the forced interleaving was not reached within 10 s.
+  bool stopped() { return stop_.wait_stopped(); }
+  op_status finish() {
+    stop_.release();
+    thread_.join();
+    return result_;
+  }
+
+ private:
+  stop_before_reading_pending stop_;
+  op_status result_ = op_status::capacity;
+  std::thread thread_;
+};
+
 // The lost result: an insert_after whose node another thread finished (the
 // insertion took effect) and a third thread then removed must report ok, not
 // exists. Schedule:
@@ -76,24 +102,16 @@ TEST(IndexedSeqSchedule, HelpedInsertRemovedBeforeTheInserterLooksStillReportsOk
   stm::list::indexed_seq seq(stm::backend::cpu, 16);
   seq.assign({5, 2});
   const auto s = seq.ref();
-  stop_before_reading_pending stop(9);
-  op_status a = op_status::capacity;
-  std::thread inserter([&] {
-    perturb::set_thread_hook(&stop_before_reading_pending::hook, &stop);
-    a = s.insert_after(2, 9);
-    perturb::set_thread_hook(nullptr, nullptr);
-  });
-  if (!stop.wait_stopped()) {
-    stop.release();
-    inserter.join();
+  stopped_insert inserter(s, 2, 9);
+  if (!inserter.stopped()) {
+    inserter.finish();
     FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
   }
   EXPECT_FALSE(s.contains(9)) << "9 is linked but not yet published";
   EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // helps: publishes 9 first
   EXPECT_TRUE(s.contains(9));
   EXPECT_EQ(s.remove(9), op_status::ok);
-  stop.release();
-  inserter.join();
+  const op_status a = inserter.finish();
   EXPECT_EQ(a, op_status::ok) << "insert_after(2, 9) took effect (remove(9) returned ok, nothing else inserts 9), "
                               << "but it returned " << stm::list::to_string(a);
   EXPECT_EQ(seq.to_vector(), (std::vector<std::uint32_t>{5, 2, 7}));
@@ -115,23 +133,15 @@ TEST(IndexedSeqSchedule, FailedInsertStillReportsExistsWhenTheWinnerIsRemoved) {
   stm::list::indexed_seq seq(stm::backend::cpu, 16);
   seq.assign({5, 2});
   const auto s = seq.ref();
-  stop_before_reading_pending stop(9);
-  op_status a = op_status::capacity;
-  std::thread inserter([&] {
-    perturb::set_thread_hook(&stop_before_reading_pending::hook, &stop);
-    a = s.insert_after(2, 9);
-    perturb::set_thread_hook(nullptr, nullptr);
-  });
-  if (!stop.wait_stopped()) {
-    stop.release();
-    inserter.join();
+  stopped_insert inserter(s, 2, 9);
+  if (!inserter.stopped()) {
+    inserter.finish();
     FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
   }
   EXPECT_EQ(s.insert_after(5, 9), op_status::ok);  // this copy of 9 wins the index
   EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // fails A's node while helping
   EXPECT_EQ(s.remove(9), op_status::ok);
-  stop.release();
-  inserter.join();
+  const op_status a = inserter.finish();
   EXPECT_EQ(a, op_status::exists);
   EXPECT_EQ(seq.to_vector(), (std::vector<std::uint32_t>{5, 2, 7}));
   seq.reclaim();
