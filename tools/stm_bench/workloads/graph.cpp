@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "memo.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.hpp"
 
@@ -100,22 +101,16 @@ std::pair<std::uint64_t, std::uint64_t> file_size(const std::string& path) {
 // 10M-edge graph on the host takes longer than propagating over it.
 const input& input_for(const plan& p) {
   using key_t = std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t, std::int32_t>;
-  static key_t key;
-  static std::unique_ptr<input> cached;
-  const key_t k{p.graph, p.vertices, p.edges, p.seed, p.max_value};
-  if (!cached || k != key) {
-    cached.reset();
-    auto in = std::make_unique<input>();
+  return bench::memo(key_t{p.graph, p.vertices, p.edges, p.seed, p.max_value}, [&p] {
+    input in;
     if (generated(p.graph))
-      in->g = gr::generate_csr(p.graph == "rmat" ? gr::shape::rmat : gr::shape::uniform, p.vertices, p.edges, p.seed);
+      in.g = gr::generate_csr(p.graph == "rmat" ? gr::shape::rmat : gr::shape::uniform, p.vertices, p.edges, p.seed);
     else
-      in->g = gr::load_csr(p.graph);
-    in->initial = gr::initial_values(in->g.vertices, p.seed, p.max_value);
-    in->reference = gr::reference_minima(in->g, in->initial);
-    cached = std::move(in);
-    key = k;
-  }
-  return *cached;
+      in.g = gr::load_csr(p.graph);
+    in.initial = gr::initial_values(in.g.vertices, p.seed, p.max_value);
+    in.reference = gr::reference_minima(in.g, in.initial);
+    return in;
+  });
 }
 
 void validate(const bench::options& o) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "memo.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.hpp"
 
@@ -55,16 +56,9 @@ plan make_plan(const bench::options& o) {
 // points, clusters, iterations, seed and, for the aggregated commit count, threads and warp size).
 const km::reference& reference_for(const km::config& c, stm::backend where) {
   using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>;
-  static key_t key;
-  static std::unique_ptr<km::reference> cached;
   const std::uint32_t group = km::aggregation_group(where);
-  const key_t k{c.points, c.clusters, c.iterations, c.threads, c.seed, group};
-  if (!cached || k != key) {
-    cached.reset();
-    cached = std::make_unique<km::reference>(km::sequential(c, group));
-    key = k;
-  }
-  return *cached;
+  return bench::memo(key_t{c.points, c.clusters, c.iterations, c.threads, c.seed, group},
+                     [&c, group] { return km::sequential(c, group); });
 }
 
 void validate(const bench::options& o) {
