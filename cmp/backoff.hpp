@@ -103,9 +103,10 @@ struct backoff : manager_base {
           return detail::load_word(r.addr, r.size) == r.value;
         }))
       return tx.abort_releasing(abort_cause::validation);
-    // 3. final locks. Only the pre-lock holder changes a pre-locked word under
-    // this manager, so the CAS fails only if transactions of another manager
-    // share the lock table (unsupported; reported as an abort, never ignored).
+    // 3. final locks. Under this manager only the pre-lock holder changes a
+    // pre-locked word, except an escalated transaction (stm/detail/tx_core.hpp),
+    // which takes pre-locks over; the CAS fails then (or if transactions of
+    // another manager share the lock table, unsupported): an abort, never ignored.
     if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
           auto& e = tx.locks[k];
           std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);

@@ -54,7 +54,8 @@
 //    as under every manager.
 //
 // Abort causes: read_locked (a read or write found a write-locked location),
-// validation (a read's value moved, at a read or at commit), lock (a commit
+// validation (a read's value moved, at a read or at commit, or an escalated
+// transaction took a read-only lock of the commit over), lock (a commit
 // lock stayed held past the wait bound), capacity (set or log full).
 //
 // Progress: deadlock-free (ordered acquisition); a committer can starve only
@@ -79,6 +80,8 @@ struct basic_gpustm : manager_base {
   static constexpr std::uint32_t semantic_retries = 100;
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;
+  /// Distinct locks one transaction may touch (more: capacity abort).
+  static constexpr std::uint32_t log_capacity = LogCapacity;
 
   // The sorted lock log of the current attempt: distinct lock indices in
   // ascending order, and whether the transaction writes under each.
@@ -104,6 +107,7 @@ struct basic_gpustm : manager_base {
   STM_HD bool acquire(Core& tx) {
     for (std::uint32_t j = 0; j < n_log; ++j)
       if (!lock_and_validate(tx, log_lock[j], log_write[j] != 0)) return false;
+    if (tx.table.escalation != nullptr) return read_locks_still_ours(tx);
     return true;
   }
 
@@ -131,6 +135,24 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
+  // An escalated transaction (stm/detail/tx_core.hpp, "Escalation") takes a
+  // pre-lock over, so also our read-only locks, and may write under it: a
+  // read validated under such a lock then no longer holds. Checked once every
+  // lock is ours. If the escalated transaction E must be serialized before us
+  // (we lock a location after E released it, or read E's write-back), E's
+  // takeover precedes its release (at its end), which precedes the acquire
+  // CAS by which we took that lock, which precedes the loads below: they see
+  // it, and we abort. A takeover the loads miss comes from an E that touched
+  // none of our locations before we locked them: E is serialized after us.
+  template <class Core>
+  STM_HD static bool read_locks_still_ours(Core& tx) {
+    for (std::uint32_t i = 0; i < tx.n_reads; ++i) {
+      const auto& r = tx.reads[i];
+      if (r.stolen && tx.table.word(r.lock).load(memory_order_relaxed) != lock_word::make_prelocked(r.version(), tx.tid))
+        return tx.abort_releasing(abort_cause::validation);
+    }
+    return true;
+  }
 
   // Take lock `li` (the lock bit when we write under it, else the pre-lock
   // bit), then validate the reads under it.

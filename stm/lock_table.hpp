@@ -15,6 +15,16 @@
 // 10 MB, L2-resident on an H100). A small, hot table (thousands of locks under
 // full occupancy) can spread its words over separate lines so that CASes on
 // different locks do not queue on the same line.
+//
+// Beside the lock words the table owns two words, each in its own 128-byte
+// line (stm/detail/tx_core.hpp says how they are used):
+//  - the commit clock (optional, on by default): every update commit
+//    increments it; an opaque read skips revalidating the earlier reads while
+//    it has not moved. A table without it (clock = false) keeps incremental
+//    validation (O(R^2) per attempt of R reads) and spares update commits one
+//    contended atomic and one fence: for workloads without long opaque reads.
+//  - the escalation token: held by the one transaction that runs escalated
+//    (it aborted too often and now locks what it reads), 0 when free.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +45,8 @@ struct lock_table_ref {
   std::uint32_t shift = 0;  // log2(bytes_per_lock)
   std::uint32_t spread = 0; // log2(words_per_lock)
   std::uintptr_t base = 0;
+  std::uint64_t* clock = nullptr;       // commit clock; nullptr: the table has none
+  std::uint64_t* escalation = nullptr;  // escalation token: 0 free, else holder's tid + 1; nullptr: none
 
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
@@ -45,6 +57,9 @@ struct lock_table_ref {
   }
   STM_HD std::uint32_t* word_ptr(std::uint32_t idx) const { return words + (std::size_t(idx) << spread); }
   STM_HD atomic_ref<std::uint32_t> word(std::uint32_t idx) const { return atomic_ref<std::uint32_t>(*word_ptr(idx)); }
+  STM_HD bool has_clock() const { return clock != nullptr; }
+  STM_HD atomic_ref<std::uint64_t> clock_word() const { return atomic_ref<std::uint64_t>(*clock); }
+  STM_HD atomic_ref<std::uint64_t> escalation_word() const { return atomic_ref<std::uint64_t>(*escalation); }
 };
 static_assert(std::is_trivially_copyable_v<lock_table_ref>);
 
@@ -52,11 +67,12 @@ static_assert(std::is_trivially_copyable_v<lock_table_ref>);
 class lock_table {
  public:
   /// num_locks >= 1; bytes_per_lock a power of two >= 4; words_per_lock a
-  /// power of two from 1 to 32 (the spread above). Throws usage_error
-  /// otherwise, or when the table does not fit in (device) memory.
+  /// power of two from 1 to 32 (the spread above); clock: whether update
+  /// commits keep the commit clock (above). Throws usage_error otherwise, or
+  /// when the table does not fit in (device) memory.
   lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock,
-             std::uint32_t words_per_lock = 1)
-      : words_(where, checked_size(num_locks, words_per_lock)) {
+             std::uint32_t words_per_lock = 1, bool clock = true)
+      : words_(where, checked_size(num_locks, words_per_lock)), sync_(where, 2 * sync_stride) {
     if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
                         std::to_string(bytes_per_lock));
@@ -65,12 +81,19 @@ class lock_table {
     ref_.base = reinterpret_cast<std::uintptr_t>(base);
     while ((std::uint64_t(1) << ref_.shift) < bytes_per_lock) ++ref_.shift;
     while ((1u << ref_.spread) < words_per_lock) ++ref_.spread;
+    ref_.clock = clock ? sync_.data() : nullptr;
+    ref_.escalation = sync_.data() + sync_stride;
   }
 
   lock_table_ref ref() const { return ref_; }
   std::uint32_t size() const { return ref_.num_locks; }
   backend where() const { return words_.where(); }
   std::uint32_t words_per_lock() const { return 1u << ref_.spread; }
+  bool has_clock() const { return ref_.clock != nullptr; }
+  /// The commit clock (0 without one) and the escalation token (tests: the
+  /// token must be free after a run).
+  std::uint64_t clock_value() const { return has_clock() ? sync_.to_vector()[0] : 0; }
+  std::uint64_t escalation_holder() const { return sync_.to_vector()[sync_stride]; }
 
   /// A spread for a table of n locks: a 128-byte line per lock word up to
   /// 16,384 locks (2 MB), packed above. On an H100 at full occupancy over
@@ -95,7 +118,9 @@ class lock_table {
                         std::to_string(words_per_lock));
     return static_cast<std::size_t>(n) * words_per_lock;
   }
+  static constexpr std::size_t sync_stride = 16;  // 128 bytes of 64-bit words: clock and token in separate lines
   buffer<std::uint32_t> words_;
+  buffer<std::uint64_t> sync_;  // [0] commit clock, [sync_stride] escalation token
   lock_table_ref ref_{};
 };
 

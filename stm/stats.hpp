@@ -38,6 +38,7 @@ struct tx_counters {
   std::uint64_t commits = 0;
   std::uint64_t aborts[num_abort_causes] = {};
   std::uint64_t steals = 0;  ///< pre-locks this thread stole from lower priorities
+  std::uint64_t escalations = 0;  ///< attempts run escalated (stm/detail/tx_core.hpp)
 
   STM_HD std::uint64_t total_aborts() const {
     std::uint64_t s = 0;
@@ -50,7 +51,8 @@ struct tx_counters {
 inline constexpr std::uint32_t stats_slot_commits = 0;
 inline constexpr std::uint32_t stats_slot_aborts = 1;  // num_abort_causes slots
 inline constexpr std::uint32_t stats_slot_steals = stats_slot_aborts + num_abort_causes;
-inline constexpr std::uint32_t stats_slots = stats_slot_steals + 1;
+inline constexpr std::uint32_t stats_slot_escalations = stats_slot_steals + 1;
+inline constexpr std::uint32_t stats_slots = stats_slot_escalations + 1;
 
 /// Trivially copyable view of the global statistics block.
 struct stats_ref {
@@ -61,6 +63,7 @@ struct stats_ref {
     add_slot(stats_slot_commits, c.commits);
     for (std::uint32_t i = 0; i < num_abort_causes; ++i) add_slot(stats_slot_aborts + i, c.aborts[i]);
     add_slot(stats_slot_steals, c.steals);
+    add_slot(stats_slot_escalations, c.escalations);
   }
 
  private:
@@ -75,6 +78,7 @@ struct tx_stats {
   std::uint64_t commits = 0;
   std::uint64_t aborts[num_abort_causes] = {};
   std::uint64_t steals = 0;
+  std::uint64_t escalations = 0;
 
   std::uint64_t total_aborts() const {
     std::uint64_t s = 0;
@@ -90,6 +94,7 @@ struct tx_stats {
     commits += o.commits;
     for (std::uint32_t i = 0; i < num_abort_causes; ++i) aborts[i] += o.aborts[i];
     steals += o.steals;
+    escalations += o.escalations;
     return *this;
   }
 };
@@ -106,6 +111,7 @@ class stats_block {
     s.commits = v[stats_slot_commits];
     for (std::uint32_t i = 0; i < num_abort_causes; ++i) s.aborts[i] = v[stats_slot_aborts + i];
     s.steals = v[stats_slot_steals];
+    s.escalations = v[stats_slot_escalations];
     return s;
   }
 

@@ -22,6 +22,15 @@
 //    addresses; a location is always accessed with one width.
 //  - Priorities: the logical thread id; lower wins every conflict. Ids must be
 //    distinct among concurrent transactions and below lock_word::max_threads.
+//  - Long transactions: with the lock table's commit clock (the default), an
+//    opaque attempt of R reads costs O(R) checks while no update commits. A
+//    transaction that aborted tx_config's EscalateAfter times (default 8) on
+//    conflicts, and read at least EscalateMinReads (16) locations in one of
+//    its attempts (or aborted 4 x EscalateAfter times), runs its next attempt
+//    escalated: one at a time per table, it locks what it touches and cannot
+//    abort on a conflict, so it commits by that attempt (stm/detail/
+//    tx_core.hpp, "Escalation"). A descriptor with fewer than
+//    EscalateMinReads reads never escalates.
 //
 // Local variables changed inside a body keep their values across retries:
 // (re)initialise them inside the body.
@@ -65,9 +74,12 @@ class transaction {
 
   /// Start a new transaction (resets the attempt count).
   STM_HD void begin() {
+    core_.leave_escalation();
     core_.reset_sets();
     core_.status = tx_status::active;
     core_.attempt = 0;
+    core_.long_tx = 0;
+    core_.start_attempt_sync();
     cm_.on_start();
   }
 
@@ -97,7 +109,9 @@ class transaction {
       core_.fail(read_locked ? abort_cause::read_locked : abort_cause::prelock);
       return false;
     }
-    if (core_.n_writes == 0) {
+    if (Config::escalates && core_.escalated) {
+      core_.commit_escalated();  // holds every lock it needs: cannot fail
+    } else if (core_.n_writes == 0) {
       if (!core_.validate_read_only()) return false;
     } else {
       if (!cm_.acquire(core_)) return false;
@@ -176,8 +190,11 @@ class transaction {
  private:
   STM_HD void next_attempt() {
     ++core_.attempt;
+    core_.note_attempt_length();
+    core_.leave_escalation();
     core_.reset_sets();
     core_.status = tx_status::active;
+    core_.start_attempt_sync();
     cm_.on_start();
   }
 

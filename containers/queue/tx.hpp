@@ -156,7 +156,8 @@ class tx_queue {
 
   /// A queue with its own lock table (one lock per word). capacity in [1, 2^30].
   tx_queue(backend where, std::uint64_t capacity) : storage_(where, checked_words(capacity)) {
-    own_locks_.emplace(where, storage_.size(), storage_.data(), sizeof(std::uint64_t));
+    // No commit clock: a transaction reads at most four locations (see the stack).
+    own_locks_.emplace(where, storage_.size(), storage_.data(), sizeof(std::uint64_t), 1, /*clock=*/false);
     init(capacity, own_locks_->ref());
   }
   /// A queue whose transactions use the caller's lock table `shared` (so that

@@ -104,7 +104,9 @@ class tx_stack {
   /// capacity: 1 .. 2^31 values; usage_error otherwise.
   tx_stack(backend where, std::uint64_t capacity)
       : cells_(where, checked(capacity) + 1),
-        locks_(where, capacity + 1, cells_.data(), sizeof(word)),
+        // No commit clock: a transaction reads at most two locations, so opacity
+        // is cheap without it, and it would be a second hot word per push/pop.
+        locks_(where, capacity + 1, cells_.data(), sizeof(word), 1, /*clock=*/false),
         capacity_(static_cast<std::uint32_t>(capacity)) {}
 
   template <class CM = cm::prstm>

@@ -29,6 +29,77 @@
 //  the contention manager (cmp/prstm.hpp). A manager may execute (A) itself,
 //  right after its final-lock CASes (prstm does, so that the fence's round
 //  trip overlaps theirs); it then says so with fences_final_locks = true.
+//
+// Commit clock (a lock table with one, stm/lock_table.hpp; opaque reads):
+//
+//   reader (Opaque = true)                committer (update commit)
+//   ----------------------                -------------------
+//   attempt start:                            final-lock CASes
+//     snap = clock.load(acquire)              clock.fetch_add(1, release) (K)
+//   each read: w1, v, (R), w2 as above        (A') fence_release
+//     c = clock.load(acquire)   <-- pairs -- (K): sees the final locks
+//     c == snap: no revalidation              write-back, (B), unlocks
+//     else: revalidate every read, the new one included; snap = c
+//
+//  Why a read that finds c == snap needs no revalidation. The increments form
+//  one modification order, and a writer increments (K) only after its final
+//  locks, which it holds until its write-back is done, so writers that
+//  conflict increment in their commit order: the first c increments are a
+//  prefix of a serial order of the writers. Call the writers of that prefix
+//  "counted". (1) Every value a read returns comes from a counted writer (or
+//  the initial state): a value of writer W's write-back comes after W's (K)
+//  and (A'), and (R) orders our data load before our clock load, so (A')/(R)
+//  make that clock load see W's increment. (2) Every read returns the value of
+//  the last counted writer of its location: when snap was last set (at the
+//  start or by a revalidation), the acquire load of the clock pairs with (K)
+//  of every counted writer, so the loads of lock words that follow (the
+//  revalidation, and every later read's w1/w2) see the writer's final lock or
+//  a later state: a read before that point whose location a counted writer
+//  wrote fails the revalidation (locked or version moved), and a read after it
+//  sees the lock or the bumped version with the value (B) published. So every
+//  value belongs to the state after the counted writers: one snapshot. (K)
+//  comes before (A'): with FencedA (prstm) the manager's (A) precedes (K) as
+//  well, harmlessly. The clock is 64 bits: no wrap.
+//  Alternatives weighed: a clock sharded over lines (one per SM or per lock
+//  range) spreads the increments, but a reader must then load every shard
+//  (or every shard covering its reads) per read, and two loads of different
+//  shards are not one snapshot without a second pass; per-lock-range counters
+//  make the check O(ranges read). One word, bumped only by update commits and
+//  kept off tables that do not need it (the bank's anchor runs), is simplest.
+//  Its limit: where updates commit faster than a scan reads (a GPU at full
+//  occupancy), the clock moves between most reads of a long attempt, which
+//  then revalidates as often as without a clock (O(R^2)); escalation bounds
+//  how many such attempts a transaction makes.
+//
+// Escalation (tx_config's EscalateAfter, EscalateMinReads). A transaction that
+// has aborted EscalateAfter times on concurrent conflicts, and one of whose
+// attempts read at least EscalateMinReads locations (or that has aborted
+// 4 x EscalateAfter times: an opaque scan may keep aborting before it reaches
+// EscalateMinReads reads), runs its next attempt escalated: it first takes the table's escalation token (one escalated
+// transaction at a time; waiting for it is bounded by the holder's run, below),
+// then takes every location it reads or writes, when it first touches it, as
+// a final lock of its own (hold(): a free word by CAS, a pre-lock by stealing
+// it, whose owner then fails its own final-lock CAS, or, for gpustm's
+// read-only commit locks, its check of them after its last lock; a final lock of another
+// by waiting, as its owner only writes back or gives up). Nobody can then
+// change what it read, so it never validates, never aborts on a conflict and
+// commits: publish() as usual, and the locks it only read are released at
+// their unchanged version. The hard bound: a transaction commits (or ends for
+// its own reason, semantic or capacity) by attempt (0-based)
+// min(max(EscalateAfter, j + 1), 4 x EscalateAfter), where j is its first
+// attempt that read EscalateMinReads locations.
+// Why waits end: a final lock is held by a committer in write-back (no wait),
+// by a gpustm committer that waits for its next lock at most commit_wait_polls
+// and then releases everything, or by the escalated transaction, which waits
+// only on those. No manager waits unboundedly on the escalated one's locks: a
+// read or write polls them at most wait_on_locked's bound and aborts; prstm,
+// backoff and delay abort a commit on a final lock they do not own; gpustm polls
+// at most commit_wait_polls; delay's pause polls at most delay_polls.
+// The acquire of hold()'s CAS pairs with (B) of the last writer of the word
+// (its unlock store, or an RMW of that store's release sequence), so the value
+// loaded under the lock is the latest. Only long transactions escalate: many
+// short ones that abort often (a small table at full occupancy) would queue
+// on the token, and their manager's own rule gives them progress.
 #pragma once
 
 #include <cstdint>
@@ -56,9 +127,23 @@ namespace stm {
 /// so, for an update, is one that met a lock word the manager says the commit
 /// would lose on (dooms_read; prstm: a pre-lock of a higher priority; cause
 /// prelock).
+///
+/// With a lock table that keeps the commit clock (the default), an opaque read
+/// re-validates the earlier reads only when an update committed since the last
+/// validation (see the synchronization table below): O(R) per attempt while
+/// nothing commits, the same checks as without a clock otherwise.
+///
 /// Record = true: the descriptor logs its history into a stm::history
 /// (stm/history.hpp; for tests and checking, slower); false costs nothing.
-template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true, bool Record = false>
+/// It stays the fourth parameter (positional uses predate escalation).
+///
+/// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
+/// (see "Escalation" below) at its attempt EscalateAfter (0-based) once one
+/// of its attempts read at least EscalateMinReads locations, and at attempt
+/// 4 x EscalateAfter in any case; a descriptor with MaxReads below
+/// EscalateMinReads never does.
+template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true, bool Record = false,
+          std::uint32_t EscalateAfter = 8, std::uint32_t EscalateMinReads = 16>
 struct tx_config {
   static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
   static_assert(MaxReads <= 65535 && MaxWrites <= 65535, "set capacities are 16-bit");
@@ -66,6 +151,11 @@ struct tx_config {
   static constexpr std::uint32_t max_writes = MaxWrites;
   static constexpr bool opaque = Opaque;
   static constexpr bool record = Record;
+  static constexpr std::uint32_t escalate_after = EscalateAfter;
+  static constexpr std::uint32_t escalate_min_reads = EscalateMinReads;
+  /// Whether this descriptor can escalate at all: not when it holds fewer
+  /// reads than EscalateMinReads (small descriptors compile without it).
+  static constexpr bool escalates = EscalateAfter != 0 && EscalateMinReads <= MaxReads;
 };
 
 namespace detail {
@@ -141,6 +231,7 @@ struct read_entry {
   std::uint8_t size;     // 4 or 8
   std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
   std::uint8_t covered;  // 1: its lock is in our write set (set at commit)
+  std::uint8_t held;     // 1: escalated, this read took its lock as our final lock (released at its version)
   /// The lock version seen by the read.
   STM_HD std::uint32_t version() const { return lock_word::version(word); }
 };
@@ -172,6 +263,9 @@ struct tx_core : tx_recorder<Config> {
   // Opaque = false: bit 31 (lock_word::lock_bit), a read met a final lock;
   // bit 30 (prelock_bit), a read met a pre-lock the manager says we lose to.
   std::uint32_t read_notes = 0;
+  std::uint64_t snap = 0;      // Opaque with a clock: the commit clock at the last validation
+  std::uint8_t escalated = 0;  // this attempt holds the escalation token
+  std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
   // compilers cannot always prove unused.
@@ -241,6 +335,7 @@ struct tx_core : tx_recorder<Config> {
     if (read_notes & lock_word::lock_bit) c = abort_cause::read_locked;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
+    if (Config::escalates && escalated) end_escalation(false);  // semantic, capacity: its locks, the token
     STM_UNROLL
     for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: counters stay in registers
       if (k == static_cast<std::uint32_t>(c)) ++counters.aborts[k];
@@ -272,6 +367,7 @@ struct tx_core : tx_recorder<Config> {
       });
       if (own) return from_bits<T>(v);
     }
+    if (Config::escalates && escalated) return read_escalated(addr, cm);
     const std::uint32_t li = table.index_of(addr);
     const auto lw = table.word(li);
     std::uint32_t w1;
@@ -344,18 +440,151 @@ struct tx_core : tx_recorder<Config> {
       return T{};
     }
     put(reads, n_reads++,
-        read_entry{addr, bits, li, w1, static_cast<std::uint8_t>(sizeof(T)), 0, 0});
+        read_entry{addr, bits, li, w1, static_cast<std::uint8_t>(sizeof(T)), 0, 0, 0});
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      // Every earlier read still current => all reads hold at this moment.
-      if (!each<Config::max_reads>(n_reads - 1, [&](std::uint32_t i) { return read_still_valid(i, false); })) {
+      if (!reads_consistent()) {
         fail(abort_cause::validation);
         return T{};
       }
     }
     if constexpr (Config::record) this->n_seen = n_reads;
     return from_bits<T>(bits);
+  }
+
+  /// Opacity after a new read (the last entry): every read holds at one
+  /// moment. With a commit clock, only when an update committed since the
+  /// last validation (the argument is in the synchronization table); without
+  /// one, every earlier read is checked again.
+  STM_HD bool reads_consistent() {
+    if (table.has_clock()) {
+      // After (R) of the new read: its data load comes before this load.
+      const std::uint64_t c = table.clock_word().load(memory_order_acquire);
+      if (c == snap) return true;
+      snap = c;
+      return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_still_valid(i, false); });
+    }
+    // Every earlier read still current => all reads hold at this moment.
+    return each<Config::max_reads>(n_reads - 1, [&](std::uint32_t i) { return read_still_valid(i, false); });
+  }
+
+  /// Before an attempt's sets are reset: an escalated attempt abandoned
+  /// without commit or abort gives back its locks and the token.
+  STM_HD void leave_escalation() {
+    if constexpr (Config::escalates)
+      if (escalated) end_escalation(false);
+  }
+
+  /// Before every attempt (after its sets are reset): escalate when due
+  /// (waiting for the token), and take the opaque reads' clock snapshot.
+  STM_HD void start_attempt_sync() {
+    if constexpr (Config::escalates) {
+      if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
+          table.escalation != nullptr)
+        begin_escalation();
+    }
+    if constexpr (Config::opaque)
+      if (table.has_clock()) snap = table.clock_word().load(memory_order_acquire);
+  }
+
+  /// After a failed attempt, before the next one: remember whether it was long.
+  STM_HD void note_attempt_length() {
+    if (n_reads >= Config::escalate_min_reads) long_tx = 1;
+  }
+
+  /// Take the escalation token (wait while another transaction holds it: its
+  /// escalated attempt runs to its end without waiting for anyone unboundedly).
+  STM_HD void begin_escalation() {
+    const auto token = table.escalation_word();
+    for (std::uint32_t polls = 0;; ++polls) {
+      std::uint64_t expect = 0;
+      if (token.load(memory_order_relaxed) == 0 &&
+          token.compare_exchange_weak(expect, std::uint64_t(tid) + 1, memory_order_acquire, memory_order_relaxed))
+        break;
+      platform::backoff_ns(polls < 8 ? 64u << polls : 16384u);
+    }
+    escalated = 1;
+    ++counters.escalations;
+  }
+
+  /// The end of an escalated attempt: give back the locks it only read (at
+  /// their version; nothing was written under them), and with published =
+  /// false its write locks too; then the token.
+  STM_HD void end_escalation(bool published) {
+    if (!published) release_unpublished();
+    each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
+      read_entry& r = reads[i];
+      if (r.held) {
+        table.word(r.lock).store(lock_word::make_unlocked(r.version()), memory_order_relaxed);
+        r.held = 0;
+      }
+      return true;
+    });
+    escalated = 0;
+    table.escalation_word().store(0, memory_order_release);
+  }
+
+  /// Escalated: lock `li` as our final lock, or find it ours already (an
+  /// earlier read or write under it). Returns its version; took = we locked it
+  /// now. Waits while another holds its final lock (bounded: see the table);
+  /// steals a pre-lock (its owner's final-lock CAS then fails).
+  STM_HD std::uint32_t hold(std::uint32_t li, bool& took) {
+    const auto lw = table.word(li);
+    std::uint32_t w = lw.load(memory_order_relaxed);
+    for (;;) {
+      if (lock_word::is_locked(w)) {
+        if (lock_word::owner(w) == tid) {
+          took = false;
+          return lock_word::version(w);
+        }
+        platform::backoff_ns(64);
+        w = lw.load(memory_order_relaxed);
+        continue;
+      }
+      // acquire: pairs with (B) of the word's last writer (see the table).
+      if (lw.compare_exchange_weak(w, lock_word::make_locked(lock_word::version(w), tid), memory_order_acquire,
+                                   memory_order_relaxed)) {
+        if (lock_word::is_prelocked(w)) ++counters.steals;
+        took = true;
+        return lock_word::version(w);
+      }
+    }
+  }
+
+  /// read() of an escalated attempt: under our final lock the value cannot
+  /// change until we release, so it needs no validation.
+  template <class T, class CM>
+  STM_HD T read_escalated(const T* addr, CM& cm) {
+    if (n_reads == Config::max_reads) {
+      fail(abort_cause::capacity);
+      return T{};
+    }
+    const std::uint32_t li = table.index_of(addr);
+    bool took = false;
+    const std::uint32_t v = hold(li, took);
+    // Record: under our final lock nobody bumps the lock's sequence, and
+    // hold()'s acquire made the last holder's bump (before its unlock)
+    // visible, so the sequence names the write the value came from: exact.
+    [[maybe_unused]] std::uint64_t seq = 0;
+    if constexpr (Config::record) seq = this->observe_seq(li);
+    const std::uint64_t bits = load_word(addr, sizeof(T));
+    put(reads, n_reads++,
+        read_entry{addr, bits, li, lock_word::make_unlocked(v), static_cast<std::uint8_t>(sizeof(T)), 0, 0,
+                   static_cast<std::uint8_t>(took ? 1 : 0)});
+    if constexpr (Config::record) {
+      this->note_read(n_reads - 1, seq, true);
+      this->n_seen = n_reads;
+    }
+    cm.on_read(*this, n_reads - 1);
+    return from_bits<T>(bits);
+  }
+
+  /// Commit of an escalated attempt: it holds every lock it needs, so it
+  /// cannot fail. Writes are published as any update's (clock, (A), (B)).
+  STM_HD void commit_escalated() {
+    if (n_writes != 0) publish<false>();
+    end_escalation(true);
   }
 
   template <class T, class CM>
@@ -380,7 +609,12 @@ struct tx_core : tx_recorder<Config> {
     // common read-modify-write costs no second look at the lock word).
     std::uint32_t li = 0, version = 0;
     bool known = false;
-    each<Config::max_reads>(n_reads, [&](std::uint32_t i) {  // the newest read of addr wins
+    if (Config::escalates && escalated) {  // escalated: the lock is taken now
+      li = table.index_of(addr);
+      version = hold(li, known);
+      known = true;
+    }
+    if (!known) each<Config::max_reads>(n_reads, [&](std::uint32_t i) {  // the newest read of addr wins
       if (reads[i].addr == addr) {
         li = reads[i].lock;
         version = reads[i].version();
@@ -405,7 +639,15 @@ struct tx_core : tx_recorder<Config> {
     }
     put(writes, n_writes++, write_entry{addr, bits, static_cast<std::uint8_t>(sizeof(T))});
     if (!each<Config::max_writes>(n_locks, [&](std::uint32_t k) { return locks[k].lock != li; })) return;
-    put(locks, n_locks++, lock_entry{li, static_cast<std::uint16_t>(version), lock_none});
+    std::uint8_t state = lock_none;
+    if (Config::escalates && escalated) {
+      state = lock_final;  // the lock entry releases it now, with the version bumped
+      each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
+        if (reads[i].lock == li) reads[i].held = 0;
+        return true;
+      });
+    }
+    put(locks, n_locks++, lock_entry{li, static_cast<std::uint16_t>(version), state});
     cm.on_write(*this, n_locks - 1);
   }
 
@@ -432,6 +674,11 @@ struct tx_core : tx_recorder<Config> {
     // of the GPU found this cycle when the check ignored pre-locks and the
     // fence was acquire only. The same fence orders the body's loads before
     // the validation's (it replaces (R') for Opaque = false).
+    //
+    // The commit clock never shortens this check (an unchanged clock says no
+    // update committed, not that no pre-lock is held), and an escalated
+    // attempt never comes here (commit_escalated: its own final locks on its
+    // reads would fail it, and nobody could have changed them).
     platform::fence_seq_cst();
     if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
           return read_still_valid(i, true) &&
@@ -509,7 +756,9 @@ struct tx_core : tx_recorder<Config> {
   /// FencedA: acquire() already executed (A) after its last final-lock CAS.
   template <bool FencedA = false>
   STM_HD void publish() {
-    if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    if (table.has_clock()) tick_clock();  // (K), then (A') which is also (A)
+    else if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    // Either way (A) has executed here (FencedA: in the manager's acquire()).
     if constexpr (Config::record) this->bump_seqs(*this);  // under the final locks, after (A): stm/history.hpp
     each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
       store_word(writes[i].addr, writes[i].size, writes[i].value);
@@ -523,6 +772,13 @@ struct tx_core : tx_recorder<Config> {
       return true;
     });
     release_stolen_reads();
+  }
+
+  /// (K) then (A') of the commit clock (see the table): the increment after the
+  /// final locks, the write-back after the increment.
+  STM_HD void tick_clock() {
+    table.clock_word().fetch_add(1, memory_order_release);  // (K) pairs with the reader's acquire loads of the clock
+    platform::fence_release();  // (A') also (A): final locks and increment before the write-back
   }
 };
 

@@ -262,7 +262,8 @@ const std::vector<args_t>& table() {
        "semantic=1,2,3,4,5,6,7,8,9,10", "--sweep", "read-only=1,2,3,4,5,6,7,8,9,10,11"},
       {"--sweep", "nosuch=1,2"},
       {"--sweep"},
-      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread, --driver, --opaque
+      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread, --driver, --opaque,
+      // --read-all, --audit-size
       {"--accounts", "0"},
       {"--accounts", "1"},
       {"--accounts", "4294967296"},
@@ -285,6 +286,17 @@ const std::vector<args_t>& table() {
       {"--driver", "nope"},
       {"--driver", ""},
       {"--opaque=maybe"},
+      {"--read-all", "120"},
+      {"--read-all", "-1"},
+      {"--read-all", ""},
+      {"--read-all", "1", "--semantic", "10"},         // audits check constant group totals
+      {"--read-all", "1", "--driver", "loop"},         // audits run under the table driver only
+      {"--read-all", "1", "--driver", "for"},
+      {"--read-all", "1", "--audit-size", "1000"},     // does not divide the accounts
+      {"--read-all", "1", "--audit-size", "1024", "--cm", "gpustm"},  // beyond gpustm's lock log
+      {"--audit-size", "1"},
+      {"--audit-size", "8192"},
+      {"--audit-size", "x"},
       {"--workload", "stack", "--accounts", "100"},
       // queue: --mode, --capacity, --per-thread
       {"--workload", "queue", "--mode", "lifo"},

@@ -36,6 +36,11 @@ bad --workload bank --sweep threads=8,0          # a bad point: refused before t
 bad --workload bank --sweep semantic=0,150
 bad --workload bank --driver tables
 bad --workload bank --sweep driver=loop,while
+bad --workload bank --read-all 1 --accounts 4096 --audit-size 1000  # does not divide the accounts
+bad --workload bank --read-all 1 --audit-size 1024 --cm gpustm       # beyond gpustm's lock log
+bad --workload bank --read-all 1 --semantic 10
+bad --workload bank --read-all 120
+bad --workload bank --read-all 1 --driver loop                       # audits: the table driver only
 
 # The headline command (CPU backend, a small bank): verified, postponements reported.
 if ! "$bench" --workload bank --semantic 100 --backend cpu --accounts 4096 --threads 16 --tpt 32 --warmup 0 \
@@ -65,5 +70,14 @@ elif [ "$(grep -c '"driver": "table"' "$tmp/out")" != 1 ] || [ "$(grep -c '"driv
   echo "FAIL: driver sweep did not report three verified drivers"; cat "$tmp/out"; fail=1
 else
   echo "ok: drivers table, loop and for verified"
+fi
+# Audits beside transfers (CPU backend): verified, audits counted.
+if ! "$bench" --workload bank --backend cpu --accounts 4096 --threads 8 --tpt 64 --warmup 0 -q --format json \
+    --read-all 10 --audit-size 1024 --opaque >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: the read-all run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif ! grep -q '"wrong_totals": 0' "$tmp/out" || grep -q '"audits": 0,' "$tmp/out"; then
+  echo "FAIL: the read-all run reports no audits or wrong totals"; cat "$tmp/out"; fail=1
+else
+  echo "ok: read-all audits verified"
 fi
 exit $fail

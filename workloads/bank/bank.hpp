@@ -24,6 +24,22 @@
 // `initial` (1,000,000) each, so they cannot run dry in any run this tool does.
 // The semantic accounts are the first round(accounts x P / 100).
 //
+// Audits (TinySTM's read-all transaction). --read-all A: A% of the table are
+// audits that read --audit-size R accounts and check their total. The
+// accounts form accounts / R groups of R accounts spread over the table
+// (group g: g, g + G, g + 2G, ... with G = accounts / R), and in such a run a
+// transfer moves money within one group, so every group always holds R x
+// initial: an audit reads one whole group, and a committed audit with another
+// total fails the run. With --opaque (tx_config Opaque = true, the lock table
+// then keeps its commit clock) a body that sees a wrong total fails the run
+// too, in any attempt. Audits need a descriptor with room for R reads: such a
+// run uses one of audit_capacity reads for every transaction (on the GPU it
+// lives in local memory, 32 KB per thread at 1,024 reads, so GPU audits are
+// capped at 1,024); a run without audits keeps the small descriptor that
+// stays in registers, and a lock table without a clock. Audits need
+// --semantic 0 (deposits and withdrawals would move a group's total) and
+// --driver table.
+//
 // Every block is shuffled; --presort sorts each block by descending tag (the
 // paper's "pre-sorted" table): every deposit then precedes the withdrawals of
 // its thread, and no semantic conflict can occur (a semantic account always
@@ -84,11 +100,14 @@ struct config {
   std::uint64_t seed = 1;
   double semantic = 0;               // % of update transactions in semantic pairs
   double read_only = 0;              // % of the table that are balance queries
+  double read_all = 0;               // % of the table that are audits (read a group, check its total)
+  std::uint32_t audit_size = 1024;   // accounts an audit reads (a divisor of accounts)
   bool presort = false;              // sort each block by descending tag before the launch
   int initial = 1000000;             // starting balance of the non-semantic accounts
   stm::txtable_policy policy{};      // postponement bound (semantic_retries comes from the manager)
   driver drive = driver::table;      // who runs the transactions
-  bool opaque = false;               // tx_config's Opaque (the bank validates at commit: false)
+  bool opaque = false;               // tx_config's Opaque (the bank validates at commit: false); with
+                                     // audits the lock table then keeps its commit clock
 };
 
 struct outcome {
@@ -99,6 +118,9 @@ struct outcome {
   std::uint64_t transactions = 0;      // table entries run, all launches
   std::uint64_t semantic_capable = 0;  // withdrawals/transfers that need a deposit first
   std::uint64_t queries = 0;
+  // Audits: committed, their attempts, totals wrong in a committed audit or
+  // seen by an opaque body.
+  std::uint64_t audits = 0, audit_attempts = 0, wrong_totals = 0;
   std::uint32_t semantic_accounts = 0;
   std::uint32_t semantic_retries = 0;  // the manager's (0: postpone)
   std::uint32_t lock_spread = 1;       // words per lock slot used
@@ -117,7 +139,13 @@ struct outcome {
   std::string message;
 };
 
-enum kind : std::uint16_t { deposit = 0, withdraw = 1, transfer = 2, query = 3 };
+enum kind : std::uint16_t { deposit = 0, withdraw = 1, transfer = 2, query = 3, audit = 4 };
+
+/// Reads an audit descriptor holds: every transaction of a run with audits
+/// uses it (see above).
+constexpr std::uint32_t audit_capacity_on(stm::backend where) { return where == stm::backend::gpu ? 1024u : 4096u; }
+template <class Exec>
+inline constexpr std::uint32_t audit_capacity = audit_capacity_on(Exec::where);
 
 /// One table entry (16 bytes: one vector load).
 struct bank_tx {
@@ -159,10 +187,17 @@ struct generate_kernel {
   std::uint32_t t_pair;
   std::uint64_t seed;
   std::uint64_t launch;
+  std::uint32_t t_audit = 0;   // unit threshold over 2^32 of an audit (own draw; 0: no audits)
+  std::uint32_t groups = 0;    // audit groups G (0: no audits); transfers stay within a group
+  std::uint32_t audit_size = 0;
 
   STM_HD std::uint32_t other(rng& r, std::uint32_t a) const {  // a distinct account, uniformly
     std::uint32_t b = r.below(accounts - 1);
     return b >= a ? b + 1 : b;
+  }
+  STM_HD std::uint32_t partner(rng& r, std::uint32_t a) const {  // transfer target
+    if (groups == 0) return other(r, a);
+    return static_cast<std::uint32_t>((a + std::uint64_t(groups) * (1 + r.below(audit_size - 1))) % accounts);
   }
 
   STM_HD void operator()(std::uint32_t tid) const {
@@ -170,6 +205,10 @@ struct generate_kernel {
     auto blk = [tid, this](std::uint32_t k) -> bank_tx& { return table[stm::txtable_index(tid, k, threads)]; };
     const std::uint32_t S = semantic_accounts, plain = accounts - semantic_accounts;
     for (std::uint32_t k = 0; k < tpt;) {
+      if (t_audit != 0 && static_cast<std::uint32_t>(r.next() >> 32) < t_audit) {
+        blk(k++) = bank_tx{r.below(groups), 0, 0, audit, 1, 0};
+        continue;
+      }
       const std::uint32_t u = static_cast<std::uint32_t>(r.next() >> 32);
       const std::int32_t x = 1 + static_cast<std::int32_t>(r.below(10));
       if (u < t_query) {
@@ -182,7 +221,7 @@ struct generate_kernel {
         else blk(k++) = bank_tx{a, 0, x, withdraw, 0, 1};
       } else if (plain > 0) {
         const std::uint32_t a = S + r.below(plain);
-        blk(k++) = bank_tx{a, other(r, a), x, transfer, 0, 0};
+        blk(k++) = bank_tx{a, partner(r, a), x, transfer, 0, 0};
       } else {
         blk(k++) = bank_tx{0, r.below(S), x, deposit, 1, 0};  // P = 100 and no room for a pair
       }
@@ -206,14 +245,14 @@ struct money_of {
 struct count_kernel {
   const bank_tx* table;
   std::uint32_t tpt;
-  long long* out;  // [0, threads): semantic-capable entries, [threads, 2 threads): queries
+  long long* out;  // [0, threads): semantic-capable entries, [threads, 2 threads): queries and audits
   std::uint32_t threads;
   STM_HD void operator()(std::uint32_t tid) const {
     long long s = 0, q = 0;
     for (std::uint32_t k = 0; k < tpt; ++k) {
       const bank_tx& e = table[stm::txtable_index(tid, k, threads)];
       s += e.semantic;
-      q += e.kind == query;
+      q += e.kind == query || e.kind == audit;
     }
     out[tid] = s;
     out[threads + tid] = q;
@@ -271,13 +310,29 @@ STM_HD inline void apply(Tx& tx, const bank_tx& e, int* bal) {
   }
 }
 
+/// An audit's body (entry e of kind audit, one attempt on tx): the total of
+/// the audit_size accounts of group e.from (stride `groups`), as far as the
+/// attempt got (a conflict returns at once, as in apply()).
+template <class Tx>
+STM_HD inline long long audit_sum(Tx& tx, const bank_tx& e, const int* bal, std::uint32_t groups,
+                                  std::uint32_t audit_size) {
+  long long sum = 0;
+  for (std::uint32_t i = 0; i < audit_size; ++i) {
+    sum += tx.read(&bal[e.from + std::uint64_t(i) * groups]);
+    if (!tx.active()) break;
+  }
+  return sum;
+}
+
 /// The descriptor's configuration: 4 reads, 4 writes, opaque or not.
 template <bool Opaque>
 using tx_config_of = stm::tx_config<4, 4, Opaque>;
 
 /// Algorithm 3 over the bank table: one descriptor per worker, which drains
 /// the blocks (logical threads) `blocks` hands it; counters flushed once.
-template <class CM, bool Opaque = false>
+/// Cfg: tx_config_of<Opaque> (see apply()), or with more than 4 reads, a run
+/// with audits.
+template <class CM, class Cfg = tx_config_of<false>>
 struct drain_kernel {
   CM cm;
   stm::lock_table_ref locks;
@@ -287,19 +342,45 @@ struct drain_kernel {
   int* balance;
   stm::txtable_blocks blocks;
   thread_times* times = nullptr;  // optional: where each logical thread's drain time went
+  // Audits (Cfg with room for them): group stride, accounts per audit, the
+  // right total, and [audits, attempts, wrong totals] summed over workers.
+  std::uint32_t groups = 0, audit_size = 0;
+  long long audit_total = 0;
+  unsigned long long* audit_out = nullptr;
+  static constexpr bool has_audits = Cfg::max_reads > 4;
 
   STM_HD void operator()(std::uint32_t worker) const {
-    stm::transaction<CM, tx_config_of<Opaque>> tx(locks, worker, cm);
+    stm::transaction<CM, Cfg> tx(locks, worker, cm);
     int* const bal = balance;
-    auto run = [&tx, bal](const bank_tx& e) {
-      TX_ATTEMPT(tx) { apply(tx, e, bal); }
+    unsigned long long audits = 0, attempts = 0, wrong = 0;
+    auto run = [&, bal](const bank_tx& e) {
+      long long sum = 0;
+      TX_ATTEMPT(tx) {
+        if (has_audits && e.kind == audit) {
+          sum = audit_sum(tx, e, bal, groups, audit_size);
+          // An opaque body sees one snapshot, even in an attempt that aborts.
+          if (Cfg::opaque && tx.active() && sum != audit_total) ++wrong;
+        } else {
+          apply(tx, e, bal);
+        }
+      }
       TX_ATTEMPT_END(tx);
+      if (has_audits && e.kind == audit && tx.committed()) {
+        ++audits;
+        attempts += tx.attempts() + 1;
+        if (sum != audit_total) ++wrong;
+      }
     };
     thread_times* const tt = times;
     table.drain_blocks(tx, run, policy, worker, blocks, [tt](std::uint32_t t, const stm::txtable_drain_times& d) {
       if (tt != nullptr) tt[t] = thread_times{d.ns, d.ticks, d.attempt_ticks, d.pause_ns};
     });
     stats.add(tx.counters());
+    if (audit_out != nullptr) {
+      stm::atomic_ref<unsigned long long>(audit_out[0]).fetch_add(audits, stm::memory_order_relaxed);
+      stm::atomic_ref<unsigned long long>(audit_out[1]).fetch_add(attempts, stm::memory_order_relaxed);
+      stm::atomic_ref<unsigned long long>(audit_out[2]).fetch_add(wrong, stm::memory_order_relaxed);
+    }
   }
 };
 
@@ -396,6 +477,16 @@ inline void check(const config& c) {
                            std::to_string(c.lock_spread));
   if (c.policy.max_postpones == 0) throw stm::usage_error("--max-postpones must be at least 1");
   if (c.initial < 100) throw stm::usage_error("the starting balance must be at least 100");
+  if (!(c.read_all >= 0 && c.read_all <= 100))
+    throw stm::usage_error("--read-all must be a percentage in [0, 100], got " + std::to_string(c.read_all));
+  if (c.read_all > 0) {
+    if (c.audit_size < 2 || c.audit_size > c.accounts || c.accounts % c.audit_size != 0)
+      throw stm::usage_error("--audit-size must be at least 2 and divide --accounts (" + std::to_string(c.accounts) +
+                             "), got " + std::to_string(c.audit_size));
+    if (c.semantic > 0) throw stm::usage_error("--read-all needs --semantic 0 (audits check constant group totals)");
+    if (c.drive != driver::table)
+      throw stm::usage_error(std::string("--read-all needs --driver table, got ") + driver_name(c.drive));
+  }
   if (std::uint64_t(c.threads) * c.tpt > (std::uint64_t(1) << 32))
     throw stm::usage_error("--threads x --tpt must stay below 2^32 transactions per table, got " +
                            std::to_string(std::uint64_t(c.threads) * c.tpt));
@@ -403,8 +494,17 @@ inline void check(const config& c) {
 }
 
 namespace detail {
-template <class Exec, class CM, bool Opaque>
+/// CM::log_capacity (a manager that logs every lock it touches), else 0.
+template <class CM, class = void>
+struct log_capacity : std::integral_constant<std::uint32_t, 0> {};
+template <class CM>
+struct log_capacity<CM, std::void_t<decltype(CM::log_capacity)>>
+    : std::integral_constant<std::uint32_t, static_cast<std::uint32_t>(CM::log_capacity)> {};
+
+/// One run with descriptor configuration Cfg (see run() below).
+template <class Exec, class CM, class Cfg>
 outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
+  static constexpr bool with_audits = drain_kernel<CM, Cfg>::has_audits;
   const stm::backend where = Exec::where;
   outcome out;
   out.semantic_accounts = semantic_accounts(c);
@@ -416,7 +516,10 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const long long initial_total = static_cast<long long>(c.initial) * (c.accounts - out.semantic_accounts);
   const std::uint64_t num_locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   out.lock_spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(num_locks);
-  stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash), out.lock_spread);
+  stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash), out.lock_spread,
+                        /*clock=*/c.read_all > 0 && c.opaque);
+  stm::buffer<unsigned long long> audit_out(where, 3);
+  const std::uint32_t groups = c.read_all > 0 ? c.accounts / c.audit_size : 0;
   stm::stats_block stats(where);
   stm::txtable<bank_tx> table(where, c.threads, c.tpt);
   stm::buffer<long long> per_thread(where, 2ull * c.threads);
@@ -434,7 +537,8 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const std::uint32_t t_pair = R >= 1 ? 0xFFFFFFFFu : (P >= 1 && R <= 0) ? 0xFFFFFFFFu : threshold((wq + wp) / sum);
 
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
-  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0};
+  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0,
+                      c.read_all > 0 ? std::max(1u, threshold(c.read_all / 100.0)) : 0u, groups, c.audit_size};
   // As many workers as stay resident, each draining block after block (see
   // stm::txtable_blocks): at full occupancy 270,336 logical threads would run
   // in four waves of 67,584, and a thread block held its place until its
@@ -443,22 +547,29 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   // backoff 191 -> 217 M (results/bank_fences_ab.jsonl).
   stm::buffer<std::uint32_t> handed(where, 1);
   const std::uint32_t drainers =
-      c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Opaque>>(c.threads) : c.threads;
-  drain_kernel<CM, Opaque> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
-                             stm::txtable_blocks{handed.data(), drainers}, times.data()};
-  // The kernel forms: one thread per logical thread, as a user's kernel.
-  thread_kernel<CM, Opaque, true> plain{cm, locks.ref(), stats.ref(), table.ref(), balance.data(), times.data()};
-  thread_kernel<CM, Opaque, false> loop_form{cm, locks.ref(), stats.ref(), table.ref(), balance.data(), times.data()};
+      c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Cfg>>(c.threads) : c.threads;
+  drain_kernel<CM, Cfg> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
+                          stm::txtable_blocks{handed.data(), drainers}, times.data()};
+  if (c.read_all > 0) {
+    k.groups = groups;
+    k.audit_size = c.audit_size;
+    k.audit_total = static_cast<long long>(c.initial) * c.audit_size;
+    k.audit_out = audit_out.data();
+  }
   auto launch = [&]() -> double {
-    switch (c.drive) {
-      case driver::loop:
-        return Exec::run(c.threads, plain);
-      case driver::for_each:
-        return Exec::run(c.threads, loop_form);
-      default:
-        handed.fill(0);
-        return Exec::run(drainers, k);
+    if constexpr (!with_audits) {  // the kernel forms: one thread per logical thread, as a user's kernel
+      const auto locks_ref = locks.ref();
+      const auto stats_ref = stats.ref();
+      const auto table_ref = table.ref();
+      if (c.drive == driver::loop)
+        return Exec::run(c.threads, thread_kernel<CM, Cfg::opaque, true>{cm, locks_ref, stats_ref, table_ref,
+                                                                         balance.data(), times.data()});
+      if (c.drive == driver::for_each)
+        return Exec::run(c.threads, thread_kernel<CM, Cfg::opaque, false>{cm, locks_ref, stats_ref, table_ref,
+                                                                          balance.data(), times.data()});
     }
+    handed.fill(0);
+    return Exec::run(drainers, k);
   };
   do {
     gen.launch = out.launches++;
@@ -502,6 +613,12 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   } while (out.seconds < c.seconds);
 
   out.stats = stats.read();
+  {
+    const auto a = audit_out.to_vector();
+    out.audits = a[0];
+    out.audit_attempts = a[1];
+    out.wrong_totals = a[2];
+  }
   out.total = Exec::template sum<int, long long>(balance.data(), c.accounts);
   out.expected = initial_total + out.table.value;
   {
@@ -517,7 +634,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const bool once = out.table.pending == 0 && out.table.committed == out.stats.commits &&
                     out.table.committed + out.table.unresolved == out.transactions;
   const bool conflicts = sem_aborts == out.table.conflicts;
-  out.verified = money && out.negative == 0 && once && out.locks_free && conflicts;
+  out.verified = money && out.negative == 0 && once && out.locks_free && conflicts && out.wrong_totals == 0;
   out.message = "total " + std::to_string(out.total) + " (expected " + std::to_string(out.expected) +
                 " = initial + committed deposits - withdrawals), " + std::to_string(out.negative) +
                 " negative balances, " + std::to_string(out.table.committed) + " committed + " +
@@ -526,16 +643,42 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
                 std::to_string(out.stats.commits) + "), semantic conflicts " + std::to_string(sem_aborts) +
                 " (table saw " + std::to_string(out.table.conflicts) + "), lock table " +
                 (out.locks_free ? "free" : "NOT free");
+  if (c.read_all > 0)
+    out.message += ", " + std::to_string(out.audits) + " audits committed, " + std::to_string(out.wrong_totals) +
+                   " wrong totals";
   return out;
 }
 
 }  // namespace detail
 
+/// check(), and usage_error when backend `where` cannot hold the audits'
+/// read sets.
+inline void check_on(const config& c, stm::backend where) {
+  check(c);
+  if (c.read_all > 0 && c.audit_size > audit_capacity_on(where))
+    throw stm::usage_error("--audit-size is at most " + std::to_string(audit_capacity_on(where)) + " on the " +
+                           (where == stm::backend::gpu ? "GPU" : "CPU") + ", got " + std::to_string(c.audit_size));
+}
+template <class Exec>
+void check_on(const config& c) {
+  check_on(c, Exec::where);
+}
+
+/// Checks c (usage_error), then runs it. A run with audits uses a descriptor
+/// of audit_capacity<Exec> reads for every transaction (and, opaque, a lock
+/// table with the commit clock); else the small tx_config_of<c.opaque>.
 template <class Exec, class CM>
 outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
-  check(c);
-  if (c.opaque) return detail::run<Exec, CM, true>(c, cm, on_progress);
-  return detail::run<Exec, CM, false>(c, cm, on_progress);
+  check_on<Exec>(c);
+  if constexpr (detail::log_capacity<CM>::value != 0)
+    if (c.read_all > 0 && c.audit_size > detail::log_capacity<CM>::value)
+      throw stm::usage_error(std::string("--audit-size is at most ") + std::to_string(detail::log_capacity<CM>::value) +
+                             " under --cm " + CM::name + " (its lock log)");
+  if (c.read_all > 0 && c.opaque)
+    return detail::run<Exec, CM, stm::tx_config<audit_capacity<Exec>, 4, true>>(c, cm, on_progress);
+  if (c.read_all > 0) return detail::run<Exec, CM, stm::tx_config<audit_capacity<Exec>, 4, false>>(c, cm, on_progress);
+  if (c.opaque) return detail::run<Exec, CM, tx_config_of<true>>(c, cm, on_progress);
+  return detail::run<Exec, CM, tx_config_of<false>>(c, cm, on_progress);
 }
 
 }  // namespace workloads::bank

@@ -31,6 +31,8 @@ workloads::bank::config make_config(const bench::options& o) {
   c.read_only = o.get_percent("read-only");
   c.presort = o.get_bool("presort");
   c.drive = workloads::bank::parse_driver(o.get("driver"));
+  c.read_all = o.get_percent("read-all");
+  c.audit_size = static_cast<std::uint32_t>(o.get_u64("audit-size"));  // at most 4096: its declaration
   c.opaque = o.get_bool("opaque");
   const std::string spread = o.get("lock-spread");
   if (spread == "auto") {
@@ -46,7 +48,18 @@ workloads::bank::config make_config(const bench::options& o) {
 }
 
 void validate(const bench::options& o) {
-  workloads::bank::check(make_config(o));
+  const auto c = make_config(o);
+  workloads::bank::check_on(c, o.backend);
+  if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
+    stm::cm::dispatch(o.cm, [&](auto m) {
+      using CM = decltype(m);
+      if constexpr (workloads::bank::detail::log_capacity<CM>::value != 0)
+        if (c.audit_size > workloads::bank::detail::log_capacity<CM>::value)
+          throw stm::usage_error("--audit-size is at most " +
+                                 std::to_string(workloads::bank::detail::log_capacity<CM>::value) + " under --cm " +
+                                 CM::name + " (its lock log)");
+      return 0;
+    });
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
@@ -79,8 +92,13 @@ std::vector<bench::result> run(const bench::options& o) {
   bench::result r = bench::base_result(o, o.cm, c.threads);
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
+  r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque);
+  r.integer("audits", static_cast<std::int64_t>(out.audits));
+  r.num("attempts_per_audit", out.audits ? double(out.audit_attempts) / double(out.audits) : 0.0);
+  r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
+  r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
-  r.str("driver", workloads::bank::driver_name(c.drive)).boolean("opaque", c.opaque);
+  r.str("driver", workloads::bank::driver_name(c.drive));
   r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
   r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
   r.integer("transactions", static_cast<std::int64_t>(out.transactions));
@@ -124,6 +142,11 @@ bench::registrar reg({"bank",
                        bench::number("semantic", "0", 0, 100,
                                      "% of update transactions in deposit/withdrawal pairs whose withdrawal needs a deposit first"),
                        bench::number("read-only", "0", 0, 100, "% of the table that are balance queries (read-only)"),
+                       bench::number("read-all", "0", 0, 100,
+                                     "% of the table that are audits: read --audit-size accounts of one group spread over "
+                                     "the table and check their total (needs --semantic 0 and --driver table)"),
+                       bench::integer("audit-size", "1024", 2, 4096,
+                                      "accounts an audit reads: divides --accounts; at most 4096 on the CPU, 1024 on the GPU"),
                        bench::toggle("presort", "sort each thread's block deposits first: no semantic conflict can occur"),
                        bench::integer("max-postpones", "4096", 1, stm::txstate::max_conflicts,
                                       "semantic conflicts before a transaction is reported unresolved"),
@@ -135,7 +158,9 @@ bench::registrar reg({"bank",
                                      "who runs the transactions: table (Algorithm 3's drain), loop (a per-thread loop of "
                                      "TX_BEGIN/TX_END, as a user's kernel), for (the loop form TX_FOR); loop and for give a "
                                      "semantic conflict up at once"),
-                       bench::toggle("opaque", "opaque descriptors (tx_config's default) instead of commit-time validation"),
+                       bench::toggle("opaque", "opaque descriptors (tx_config's default) instead of commit-time validation; "
+                                               "with --read-all every audit attempt sees one snapshot (the lock table "
+                                               "keeps a commit clock)"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
                        bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
                        bench::common("cm-backoff")},

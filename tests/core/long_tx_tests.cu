@@ -1,0 +1,2 @@
+// GPU instances of the long-transaction tests.
+#include "long_tx_tests.inc"
