@@ -80,6 +80,7 @@ struct backoff : manager_base {
           return true;
         }))
       return tx.abort_releasing(abort_cause::prelock);
+    tx.write_set_claimed();  // (K) of a commit clock: before the validation (stm/detail/tx_core.hpp)
     // A read under one of our pre-locks must have seen the version we
     // pre-locked at; its value is checked below (version wrap).
     bool all_covered = true;

@@ -29,7 +29,10 @@
 //       tx.locks[0, tx.n_locks) and validate tx.reads[0, tx.n_reads) (see
 //       stm/detail/tx_core.hpp for the fields and helpers). On success every
 //       lock entry is in state lock_final, owned by tx.tid. On failure:
-//       tx.release_unpublished(), tx.fail(cause), return false.
+//       tx.release_unpublished(), tx.fail(cause), return false. A manager that
+//       validates reads it does not hold a lock on calls
+//       tx.write_set_claimed() once the write set is claimed and before that
+//       validation (the commit clock's increment; opaque reads rely on it).
 //
 // and one of these two, which say how to wait after a failed attempt, before
 // the body runs again:

@@ -99,6 +99,7 @@ struct prstm : manager_base {
     // it below them through a fence_anchor lost 6-11% on an H100.)
     bool all_covered = true, covered_ok = true;
     bool ok = prelock_all(tx, [&] { covered_ok = tx.mark_covered(all_covered); });
+    if (ok) tx.write_set_claimed();  // (K) of a commit clock: before the validation (stm/detail/tx_core.hpp)
     if (ok && !(ok = covered_ok)) cause = abort_cause::validation;
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).

@@ -23,8 +23,12 @@
 //    it has not moved. A table without it (clock = false) keeps incremental
 //    validation (O(R^2) per attempt of R reads) and spares update commits one
 //    contended atomic and one fence: for workloads without long opaque reads.
-//  - the escalation token: held by the one transaction that runs escalated
-//    (it aborted too often and now locks what it reads), 0 when free.
+//  - the escalation token (optional, on by default): held by the one
+//    transaction that runs escalated (it aborted too often and now locks what
+//    it reads), 0 when free. A table without it (escalation = false) lets no
+//    transaction escalate, and spares gpustm's commits the check that no
+//    escalated transaction took their read locks over: for workloads whose
+//    transactions are all short (or that rely on their manager's progress).
 #pragma once
 
 #include <cstdint>
@@ -68,10 +72,11 @@ class lock_table {
  public:
   /// num_locks >= 1; bytes_per_lock a power of two >= 4; words_per_lock a
   /// power of two from 1 to 32 (the spread above); clock: whether update
-  /// commits keep the commit clock (above). Throws usage_error otherwise, or
-  /// when the table does not fit in (device) memory.
+  /// commits keep the commit clock, escalation: whether long transactions may
+  /// escalate (both above). Throws usage_error otherwise, or when the table
+  /// does not fit in (device) memory.
   lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock,
-             std::uint32_t words_per_lock = 1, bool clock = true)
+             std::uint32_t words_per_lock = 1, bool clock = true, bool escalation = true)
       : words_(where, checked_size(num_locks, words_per_lock)), sync_(where, 2 * sync_stride) {
     if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
@@ -82,7 +87,7 @@ class lock_table {
     while ((std::uint64_t(1) << ref_.shift) < bytes_per_lock) ++ref_.shift;
     while ((1u << ref_.spread) < words_per_lock) ++ref_.spread;
     ref_.clock = clock ? sync_.data() : nullptr;
-    ref_.escalation = sync_.data() + sync_stride;
+    ref_.escalation = escalation ? sync_.data() + sync_stride : nullptr;
   }
 
   lock_table_ref ref() const { return ref_; }

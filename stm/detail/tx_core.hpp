@@ -34,37 +34,42 @@
 //
 //   reader (Opaque = true)                committer (update commit)
 //   ----------------------                -------------------
-//   attempt start:                            final-lock CASes
-//     snap = clock.load(acquire)              clock.fetch_add(1, release) (K)
-//   each read: w1, v, (R), w2 as above        (A') fence_release
-//     c = clock.load(acquire)   <-- pairs -- (K): sees the final locks
-//     c == snap: no revalidation              write-back, (B), unlocks
-//     else: revalidate every read, the new one included; snap = c
+//   attempt start:                            pre-lock (or lock) the write set
+//     snap = clock.load(acquire)              clock.fetch_add(1, acq_rel) (K)
+//   each read: w1, v, (R), w2 as above        validate the reads, final locks
+//     c = clock.load(acquire)   <-- pairs -- (A) fence_release
+//     c == snap: re-check the new read        write-back, (B), unlocks
+//     else: re-check every read; snap = c
+//   (a re-check: same version, no final lock, no pre-lock; a pre-lock is
+//   polled while the manager waits on locks)
 //
-//  Why a read that finds c == snap needs no revalidation. The increments form
-//  one modification order, and a writer increments (K) only after its final
-//  locks, which it holds until its write-back is done, so writers that
-//  conflict increment in their commit order: the first c increments are a
-//  prefix of a serial order of the writers. Call the writers of that prefix
-//  "counted". (1) Every value a read returns comes from a counted writer (or
-//  the initial state): a value of writer W's write-back comes after W's (K)
-//  and (A'), and (R) orders our data load before our clock load, so (A')/(R)
-//  make that clock load see W's increment. (2) Every read returns the value of
-//  the last counted writer of its location: when snap was last set (at the
-//  start or by a revalidation), the acquire load of the clock pairs with (K)
-//  of every counted writer, so the loads of lock words that follow (the
-//  revalidation, and every later read's w1/w2) see the writer's final lock or
-//  a later state: a read before that point whose location a counted writer
-//  wrote fails the revalidation (locked or version moved), and a read after it
-//  sees the lock or the bumped version with the value (B) published. So every
-//  value belongs to the state after the counted writers. That state is a
-//  snapshot only if no writer that is not counted yet must be serialized
-//  before a counted one: an update U2 that read y before a counted U1 wrote it,
-//  and that still holds a pre-lock on a location we read, may yet commit.
-//  Hence every check looks at pre-locks too, behind the seq_cst fence (O)
-//  (reads_consistent() gives the argument): an unchanged clock still costs the
-//  fence and one look at the new read's own lock word. (K) comes before (A'):
-//  with FencedA (prstm) the manager's (A) precedes (K) as well, harmlessly.
+//  (K) is the manager's call of write_set_claimed() (prstm, backoff, delay),
+//  or, for a commit that does not call it (an escalated one; gpustm, which
+//  validates under read locks it holds to the end), publish()'s increment
+//  after the final locks, followed by (A').
+//  Why a read that finds c == snap re-checks only itself. The increments form
+//  one modification order; call the writers whose increment is among the
+//  first c "counted". (1) Every value a read returns comes from a counted
+//  writer (or the initial state): a value of writer W's write-back comes
+//  after W's (K) and (A), and (R) orders our data load before our clock load,
+//  so (A)/(R) make that clock load see W's increment. (2) Every read returns
+//  the value of the last counted writer of its location: when snap was last
+//  set (at the start or by a re-check of every read), the acquire load of the
+//  clock synchronizes with (K) of every counted writer (the increments after
+//  it are RMWs: its release sequence), so the loads of lock words that follow
+//  see that writer's claim (pre-lock, final lock) or a later state: a read
+//  before that point whose location a counted writer claimed fails the
+//  re-check, and a read after it is re-checked itself. (3) No writer that is
+//  not counted must be serialized before a counted one that we read: take U2
+//  that read y, U1 that wrote y and is counted, U2 -> U1 (U2's validation
+//  missed U1's claim of y). Had U1's (K) come before U2's (K) in the clock's
+//  order, U2's acq_rel increment would read from U1's (or a later one) and
+//  its validation, after it, would see U1's claim of y: U2 fails. So U2's (K)
+//  comes first, and U2 is counted as well; its own claim of the location we
+//  read from before it is then visible to the re-checks after snap moved
+//  (the pre-lock test). Hence (K) before validation, as TL2 does. So every
+//  value belongs to the state after the counted writers, one snapshot.
+//  Tables without a clock use the fence (O) instead (reads_consistent()).
 //  The clock is 64 bits: no wrap.
 //  Alternatives weighed: a clock sharded over lines (one per SM or per lock
 //  range) spreads the increments, but a reader must then load every shard
@@ -274,6 +279,7 @@ struct tx_core : tx_recorder<Config> {
   std::uint32_t read_notes = 0;
   std::uint64_t snap = 0;      // Opaque with a clock: the commit clock at the last validation
   std::uint8_t escalated = 0;  // this attempt holds the escalation token
+  std::uint8_t ticked = 0;     // this attempt's commit incremented the clock (write_set_claimed)
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
@@ -284,6 +290,7 @@ struct tx_core : tx_recorder<Config> {
 
   STM_HD void reset_sets() {
     n_reads = n_writes = n_locks = read_notes = 0;
+    ticked = 0;
     if constexpr (Config::record) this->n_seen = 0;
   }
 
@@ -465,45 +472,47 @@ struct tx_core : tx_recorder<Config> {
   /// Opacity after a new read (the last entry): every read holds at one
   /// moment, and no read's location is claimed by a committer (pre-lock or
   /// final lock). With a commit clock, the earlier reads are checked only when
-  /// an update committed since the last validation (the argument is in the
-  /// synchronization table); without one, every read is checked again.
+  /// the clock moved since the last validation (the argument is in the
+  /// synchronization table), the new one always; without one, every read is
+  /// checked again behind the fence (O).
   ///
-  /// (O), a seq_cst fence, once there are two reads: why a pre-lock counts and
-  /// why the fence. Take an update U2 that pre-locks x and then validates its
-  /// read of y behind its seq_cst fence (C), an update U1 that writes y and z
-  /// (with every read covered it fences only (P), acquire), and this attempt,
-  /// which reads z from U1 and x before U2 (in either order). Any serial order
-  /// puts U2 before U1 (U2 read y before U1 wrote it), so the pair (z new,
-  /// x old) is no snapshot: if both commit, the attempt saw an inconsistent
-  /// state. Accepting a pre-locked x, or loading x's lock word without (O)
-  /// (store buffering through U1's release and our acquire), lets exactly
-  /// that happen. With (O) after both reads' loads and (C) in the single
-  /// seq_cst order: if (C) comes first, the check of x's lock word after (O)
-  /// sees U2's pre-lock (or U2's later state: unlocked at the same version
-  /// when it gave up, a new version when it committed); if (O) comes first,
-  /// U1's final lock of y happens before (O) (U1's (A), our load of z, (O)),
-  /// so U2's validation after (C) sees it and U2 fails. A single read needs
-  /// neither fence nor check, unless it moves snap (below): one location is
-  /// one snapshot. Read-only commits re-check
-  /// behind their own fence (S), validate_read_only().
+  /// (O), a seq_cst fence, without a clock, once there are two reads: why a
+  /// pre-lock counts and why the fence. Take an update U2 that pre-locks x and
+  /// then validates its read of y behind its seq_cst fence (C), an update U1
+  /// that writes y and z (with every read covered it fences only (P),
+  /// acquire), and this attempt, which reads z from U1 and x before U2 (in
+  /// either order). Any serial order puts U2 before U1 (U2 read y before U1
+  /// wrote it), so the pair (z new, x old) is no snapshot: if both commit, the
+  /// attempt saw an inconsistent state. Accepting a pre-locked x, or loading
+  /// x's lock word without (O) (store buffering through U1's release and our
+  /// acquire), lets exactly that happen. With (O) after both reads' loads and
+  /// (C) in the single seq_cst order: if (C) comes first, the check of x's
+  /// lock word after (O) sees U2's pre-lock (or U2's later state: unlocked at
+  /// the same version when it gave up, a new version when it committed); if
+  /// (O) comes first, U1's final lock of y happens before (O) (U1's (A), our
+  /// load of z, (O)), so U2's validation after (C) sees it and U2 fails; the
+  /// same holds when a chain of commits leads from U1 to the writer of z. A
+  /// single read needs neither fence nor check, unless it moves snap (below):
+  /// one location is one snapshot. Read-only commits re-check behind their
+  /// own fence (S), validate_read_only().
   template <class CM>
   STM_HD bool reads_consistent(CM& cm) {
-    const std::uint32_t newest = n_reads - 1;
-    if (n_reads >= 2) platform::fence_seq_cst();  // (O)
     if (table.has_clock()) {
-      // After (R) of the new read (and (O)): its data load comes before this load.
+      // After (R) of the new read: its data load comes before this load.
       const std::uint64_t c = table.clock_word().load(memory_order_acquire);
-      if (c == snap) return n_reads < 2 || read_unclaimed(newest, cm);
+      if (c == snap) return read_unclaimed(n_reads - 1, cm);
       // A new snap must hold for every read, a single one included: a writer
       // counted now may have locked it after its loads.
       snap = c;
     } else if (n_reads < 2) {
       return true;
+    } else {
+      platform::fence_seq_cst();  // (O)
     }
     return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_unclaimed(i, cm); });
   }
 
-  /// Opaque re-check of read i behind (O): its lock word at the version read,
+  /// Opaque re-check of read i (behind (O) or the clock's load): its lock word at the version read,
   /// with no final lock and no pre-lock. A pre-lock at that version is polled
   /// while the manager waits on locks (its holder only validates, then takes
   /// its final locks or gives it back); a new version or a final lock fails.
@@ -807,7 +816,7 @@ struct tx_core : tx_recorder<Config> {
   /// FencedA: acquire() already executed (A) after its last final-lock CAS.
   template <bool FencedA = false>
   STM_HD void publish() {
-    if (table.has_clock()) tick_clock();  // (K), then (A') which is also (A)
+    if (table.has_clock() && !ticked) tick_clock();  // (K) late, then (A') which is also (A)
     else if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
     // Either way (A) has executed here (FencedA: in the manager's acquire()).
     if constexpr (Config::record) this->bump_seqs(*this);  // under the final locks, after (A): stm/history.hpp
@@ -825,11 +834,25 @@ struct tx_core : tx_recorder<Config> {
     release_stolen_reads();
   }
 
-  /// (K) then (A') of the commit clock (see the table): the increment after the
-  /// final locks, the write-back after the increment.
+  /// (K) then (A') of the commit clock (see the table), for a commit that did
+  /// not call write_set_claimed (an escalated one, or a manager that validates
+  /// under its locks): the increment after the final locks, the write-back
+  /// after the increment.
   STM_HD void tick_clock() {
-    table.clock_word().fetch_add(1, memory_order_release);  // (K) pairs with the reader's acquire loads of the clock
+    table.clock_word().fetch_add(1, memory_order_acq_rel);  // (K) pairs with the reader's acquire loads of the clock
     platform::fence_release();  // (A') also (A): final locks and increment before the write-back
+  }
+
+  /// A manager's acquire() calls this once the write set is claimed (every
+  /// pre-lock or lock of it taken) and before it validates the reads it does
+  /// not hold: with a commit clock, the increment (K) comes here, as in TL2
+  /// (lock, increment, validate). Why before validation: see the table,
+  /// "(K) before validation". Without a clock it does nothing.
+  STM_HD void write_set_claimed() {
+    if (table.has_clock()) {
+      table.clock_word().fetch_add(1, memory_order_acq_rel);  // (K)
+      ticked = 1;
+    }
   }
 };
 

@@ -56,6 +56,7 @@ struct user_direct_lock {
         return fail(tx, stm::abort_cause::lock);
       e.state = stm::detail::lock_final;
     }
+    tx.write_set_claimed();  // (K) of a commit clock, if the table keeps one: before the validation
     // Final locks before read validation; pairs with this same fence of every
     // other committer (of two that each lock what the other reads, one sees it).
     stm::platform::fence_seq_cst();

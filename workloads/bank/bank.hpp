@@ -36,7 +36,7 @@
 // run uses one of audit_capacity reads for every transaction (on the GPU it
 // lives in local memory, 32 KB per thread at 1,024 reads, so GPU audits are
 // capped at 1,024); a run without audits keeps the small descriptor that
-// stays in registers, and a lock table without a clock. Audits need
+// stays in registers, and a lock table without a clock or escalation token. Audits need
 // --semantic 0 (deposits and withdrawals would move a group's total) and
 // --driver table.
 //
@@ -517,7 +517,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const std::uint64_t num_locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   out.lock_spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(num_locks);
   stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash), out.lock_spread,
-                        /*clock=*/c.read_all > 0 && c.opaque);
+                        /*clock=*/c.read_all > 0 && c.opaque, /*escalation=*/c.read_all > 0);
   stm::buffer<unsigned long long> audit_out(where, 3);
   const std::uint32_t groups = c.read_all > 0 ? c.accounts / c.audit_size : 0;
   stm::stats_block stats(where);
