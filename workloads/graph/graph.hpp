@@ -9,7 +9,15 @@
 //   tx      the paper's transaction: a vertex reads its value and up to
 //           `chunk` neighbours' values and writes the lower ones, in one
 //           transaction (a vertex of higher degree runs one per chunk);
-//   native  the same frontier, each neighbour lowered with an atomic fetch_min.
+//   tx-filtered
+//           the same transaction over the neighbours that a plain load shows
+//           greater than the sender's value (also loaded plainly), as a user
+//           would write it: values only fall, so a neighbour seen not greater
+//           stays so, and if the sender's own value falls meanwhile, whoever
+//           lowered it flagged it to send again in the next round; the fixpoint
+//           is the same. A chunk without such a neighbour runs no transaction;
+//   native  the same frontier, each neighbour lowered with an atomic fetch_min
+//           (also after a plain load shows it greater).
 //
 // Written once over an execution policy and a contention manager; the graph
 // (generate_csr, load_csr) and the verification are host code (detail/csr.hpp).
@@ -31,8 +39,9 @@
 
 namespace stm::workloads::graph {
 
-enum class impl { tx, native };
-inline const char* name_of(impl i) { return i == impl::tx ? "tx" : "native"; }
+enum class impl { tx, tx_filtered, native };
+inline const char* name_of(impl i) { return i == impl::tx ? "tx" : i == impl::tx_filtered ? "tx-filtered" : "native"; }
+inline bool transactional(impl i) { return i != impl::native; }
 
 /// Neighbours a transaction lowers at most (its write set; reads: one more).
 inline constexpr std::uint32_t chunk = 8;
@@ -69,6 +78,7 @@ struct round_tx_kernel {
   std::uint32_t* next;  // flags of the next round's
   unsigned long long* sent;
   std::uint32_t vertices, workers;
+  bool filtered;  // impl::tx_filtered
   STM_HD void operator()(std::uint32_t w) const {
     stm::transaction<CM, stm::tx_config<chunk + 1, chunk, false>> tx(locks, w, cm);
     unsigned long long n_sent = 0;
@@ -79,11 +89,22 @@ struct round_tx_kernel {
       const std::uint32_t end = offsets[v + 1];
       for (std::uint32_t e0 = offsets[v]; e0 < end; e0 += chunk) {
         const std::uint32_t e1 = end - e0 < chunk ? end : e0 + chunk;
+        // bit j: targets[e0 + j] takes part (tx: all; tx-filtered: seen greater)
+        std::uint32_t part = e1 - e0 == 32 ? ~0u : (1u << (e1 - e0)) - 1u;
+        if (filtered) {
+          const std::int32_t seen = stm::atomic_ref<std::int32_t>(value[v]).load(stm::memory_order_relaxed);
+          part = 0;
+          for (std::uint32_t e = e0; e < e1; ++e)
+            if (stm::atomic_ref<std::int32_t>(value[targets[e]]).load(stm::memory_order_relaxed) > seen)
+              part |= 1u << (e - e0);
+          if (part == 0) continue;
+        }
         std::uint32_t lowered = 0;  // bit j: targets[e0 + j] was lowered
         TX_BEGIN(tx) {
           lowered = 0;
           const std::int32_t mine = TX_READ(tx, &value[v]);
           for (std::uint32_t e = e0; e < e1; ++e) {
+            if (!(part >> (e - e0) & 1u)) continue;
             std::int32_t* t = &value[targets[e]];
             if (TX_READ(tx, t) > mine) {
               TX_WRITE(tx, t, mine);
@@ -145,7 +166,7 @@ inline void check(const config& c) {
   if (c.threads == 0) throw stm::usage_error("--threads must be at least 1");
   if (c.hash == 0 || (c.hash & (c.hash - 1)) != 0)
     throw stm::usage_error("--hash must be a power of two, got " + std::to_string(c.hash));
-  if (c.variant == impl::tx) stm::require_priorities(c.threads);
+  if (transactional(c.variant)) stm::require_priorities(c.threads);
 }
 
 /// Propagates `initial` over g until nothing changes, then verifies against
@@ -175,9 +196,10 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
   std::uint32_t* cur = flags_a.data();
   std::uint32_t* nxt = flags_b.data();
   for (unsigned long long flagged = V; flagged != 0;) {
-    if (c.variant == impl::tx)
+    if (transactional(c.variant))
       out.seconds += Exec::run(workers, round_tx_kernel<CM>{cm, locks.ref(), stats.ref(), offsets.data(), targets.data(),
-                                                            value.data(), cur, nxt, counters.data(), V, workers});
+                                                            value.data(), cur, nxt, counters.data(), V, workers,
+                                                            c.variant == impl::tx_filtered});
     else
       out.seconds += Exec::run(workers, round_native_kernel{offsets.data(), targets.data(), value.data(), cur, nxt,
                                                              counters.data(), V, workers});

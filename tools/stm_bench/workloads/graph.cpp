@@ -3,7 +3,7 @@
 // chunk of neighbours), beside its native (atomic fetch_min) counterpart.
 //
 //   stm_bench --workload graph --vertices 1000000 --edges 10000000
-//             --graph uniform|rmat|FILE --threads N|full --hash K --cm NAME --impl tx|native|all
+//             --graph uniform|rmat|FILE --threads N|full --hash K --cm NAME --impl tx|tx-filtered|native|all
 #include "graph.hpp"
 
 #include <algorithm>
@@ -56,12 +56,13 @@ plan make_plan(const bench::options& o) {
   p.base.threads = o.threads(o.backend == stm::backend::gpu ? 1536u : 64u);
   p.base.hash = o.hash;
   const std::string i = o.impl.empty() ? "all" : o.impl;  // the values: the declaration of --impl below
-  if (i == "all") p.impls = {gr::impl::tx, gr::impl::native};
+  if (i == "all") p.impls = {gr::impl::tx, gr::impl::tx_filtered, gr::impl::native};
   else if (i == "tx") p.impls = {gr::impl::tx};
+  else if (i == "tx-filtered") p.impls = {gr::impl::tx_filtered};
   else p.impls = {gr::impl::native};
   if (i == "native")  // atomic fetch_min: no STM
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
-      o.refuse(name, "applies to the transactional propagation only (--impl tx or all)");
+      o.refuse(name, "applies to the transactional propagation only (--impl tx, tx-filtered or all)");
   return p;
 }
 
@@ -161,7 +162,7 @@ std::vector<bench::result> run(const bench::options& o) {
     else
 #endif
       out = run_cpu(c, in, o.cm, o.tune);
-    const bool tx = v == gr::impl::tx;
+    const bool tx = gr::transactional(v);
     bench::result r = bench::base_result(o, tx ? o.cm : "none", c.threads);
     r.str("impl", gr::name_of(v));
     r.str("graph", p.graph).integer("vertices", in.g.vertices).integer("edges", static_cast<std::int64_t>(in.g.edges()));
@@ -190,8 +191,9 @@ bench::registrar reg({"graph",
                        bench::text("graph", "uniform",
                                    "uniform | rmat (R-MAT, power-law) | FILE (edge list 'u v', 0-based, or Matrix Market)"),
                        bench::integer("max-value", "10000", 1, 0x7FFFFFFF, "initial values are uniform in [1, max-value]"),
-                       bench::choice("impl", "all", {"tx", "native", "all"},
-                                     "tx: a transaction per vertex and chunk of neighbours; native: atomic fetch_min; all"),
+                       bench::choice("impl", "all", {"tx", "tx-filtered", "native", "all"},
+                                     "tx: a transaction per vertex and chunk of neighbours; tx-filtered: the same over "
+                                     "the neighbours a plain load shows greater; native: atomic fetch_min; all"),
                        bench::common_threads(0xFFFFFFFFull), bench::common("seed"), bench::common("hash"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff")},
                       validate,
