@@ -242,7 +242,10 @@ struct update_tx_kernel {
 
 /// Update stage, one transaction per cluster a warp touched: the thread-local
 /// sums, summed over the warp, committed by one lane (a warp of 32 logical
-/// threads commits as often as one thread). On the CPU, per thread.
+/// threads commits as often as one thread). On the CPU, per thread. Each warp
+/// starts at its own cluster (its index modulo k) and goes round: were every
+/// warp to commit cluster 0 first, then 1, ..., all committers would queue
+/// on one accumulator's lock at a time instead of spreading over k.
 template <class CM>
 struct update_tx_aggregated_kernel {
   CM cm;
@@ -264,7 +267,13 @@ struct update_tx_aggregated_kernel {
     }
     if (!leader) return;
     stm::transaction<CM, stm::tx_config<3, 3, false>> tx(locks, w, cm);
-    for (std::uint32_t j = 0; j < k; ++j) {
+#if STM_ON_DEVICE
+    const std::uint32_t first = (w / 32) % k;  // the warp's index
+#else
+    const std::uint32_t first = w % k;  // on the CPU a thread is its own warp
+#endif
+    for (std::uint32_t jj = 0; jj < k; ++jj) {
+      const std::uint32_t j = first + jj < k ? first + jj : first + jj - k;
       const accumulator d = s.a[j];
       if (d.count == 0) continue;
       accumulator& a = acc[j];
