@@ -40,9 +40,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "cmp/prstm.hpp"
+#include "stm/backoff.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/lock_table.hpp"
+#include "stm/prstm.hpp"
 #include "stm/stats.hpp"
 
 namespace stm {
@@ -61,7 +62,7 @@ template <class CM>
 struct fences_final_locks<CM, std::enable_if_t<CM::fences_final_locks>> : std::true_type {};
 }  // namespace detail
 
-template <class CM = cm::prstm, class Config = tx_config<>>
+template <class CM = prstm_manager, class Config = tx_config<>>
 class transaction {
  public:
   using config = Config;
@@ -164,7 +165,7 @@ class transaction {
       return cm_.pause_ns(core_.tid, core_.attempt, core_.cause);
     } else {
       cm_.on_abort(core_.tid, core_.attempt, core_.cause);
-      return cm::tuning{0, 32u << 15}.backoff_span_ns(core_.tid, core_.attempt);  // cap 2^20 ns, ~1 ms
+      return backoff_span_ns(core_.tid, core_.attempt, 32u << 15);  // cap 2^20 ns, ~1 ms
     }
   }
 
