@@ -30,8 +30,8 @@
 #include <cstdint>
 
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {
@@ -76,7 +76,7 @@ struct backoff : manager_base {
             if (!lw::is_free(expect)) held(e.lock, expect);
             return false;
           }
-          e.state = detail::lock_pre;
+          e.state = lock_pre;
           return true;
         }))
       return tx.abort_releasing(abort_cause::prelock);
@@ -100,7 +100,7 @@ struct backoff : manager_base {
               return false;
             }
           }
-          return detail::load_word(r.addr, r.size) == r.value;
+          return load_word(r.addr, r.size) == r.value;
         }))
       return tx.abort_releasing(abort_cause::validation);
     // 3. final locks. Under this manager only the pre-lock holder changes a
@@ -113,7 +113,7 @@ struct backoff : manager_base {
           if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
                                                              memory_order_relaxed))
             return false;
-          e.state = detail::lock_final;
+          e.state = lock_final;
           return true;
         }))
       return tx.abort_releasing(abort_cause::lock);

@@ -29,7 +29,7 @@
 
 #include "cmp/backoff.hpp"
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {

@@ -65,8 +65,8 @@
 #include <cstdint>
 
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {
@@ -180,7 +180,7 @@ struct basic_gpustm : manager_base {
         if (tx.locks[k].lock == li) {
           // publish() bumps this version; release_unpublished() restores it.
           tx.locks[k].version = static_cast<std::uint16_t>(v);
-          tx.locks[k].state = detail::lock_final;
+          tx.locks[k].state = lock_final;
           break;
         }
     }
@@ -191,7 +191,7 @@ struct basic_gpustm : manager_base {
       // Version unchanged: the value only guards the 11-bit wrap. Version
       // moved: value-based re-validation decides (GPU-STM's second level).
       // Either way the read stands iff its value is unchanged, under our lock.
-      ok &= detail::load_word(r.addr, r.size) == r.value;
+      ok &= load_word(r.addr, r.size) == r.value;
       if (!owned) {
         // The core releases this pre-lock with the version we took it at
         // (release_stolen_reads), on commit and on abort alike.

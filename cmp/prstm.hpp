@@ -8,6 +8,6 @@
 
 namespace stm::cm {
 
-using prstm = prstm_manager;
+using prstm = stm::prstm;
 
 }  // namespace stm::cm

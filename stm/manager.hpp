@@ -34,10 +34,11 @@
 //
 //   template <class Core> STM_HD bool acquire(Core& tx);
 //       Commit time, for an update transaction: take every lock of
-//       tx.locks[0, tx.n_locks) and validate tx.reads[0, tx.n_reads) (the
-//       fields and helpers of the descriptor are in stm/detail/tx_core.hpp).
-//       On success every lock entry is in state lock_final, owned by tx.tid.
-//       On failure: tx.release_unpublished(), tx.fail(cause), return false.
+//       tx.locks[0, tx.n_locks) and validate tx.reads[0, tx.n_reads) (Core is
+//       a tx_descriptor, below). On success every lock entry is in state
+//       lock_final, owned by tx.tid. On failure: tx.release_unpublished(),
+//       tx.fail(cause), return false (or tx.abort_releasing(cause), which
+//       does all three).
 //
 // and one of these two, which say how to wait after a failed attempt, before
 // the body runs again:
@@ -83,9 +84,41 @@
 #include <cstdint>
 
 #include "stm/backoff.hpp"
+#include "stm/detail/tx_core.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx_config.hpp"
+#include "stm/tx_sets.hpp"
 
 namespace stm {
+
+/// What a contention manager sees of a transaction: the descriptor behind
+/// stm::transaction<CM, Config>, passed as `Core& tx` to the hooks above.
+/// What a manager may use of it:
+///
+///   tx.table                    the lock table (lock_table_ref: word(i), word_ptr(i))
+///   tx.tid                      the logical thread id: the priority, lower wins
+///   tx.reads[i], i < tx.n_reads   read_entry (stm/tx_sets.hpp)
+///   tx.locks[k], k < tx.n_locks   lock_entry: set state to lock_pre / lock_final
+///                                 as the manager takes the lock
+///   tx.counters                 tx_counters (stm/stats.hpp): e.g. ++steals
+///   Core::config                the tx_config (max_reads, max_writes, opaque, ...)
+///   Core::unrolled              true when the sets are small enough to be
+///                               scanned by unrolled loops (they then live in
+///                               registers: index them through each/get/put)
+///   Core::each<N>(n, f)         f(i) for i < n of a set of capacity N, in
+///                               order, until f returns false (returns false then)
+///   Core::get(set, i), Core::put(set, i, e)   set[i] by constant indices when unrolled
+///   tx.mark_covered(all)        flag the reads whose lock is in the write set
+///                               (after the write set is pre-locked)
+///   tx.fail(cause)              end the attempt (status aborted or semantic)
+///   tx.release_unpublished()    give back every lock taken, nothing published
+///   tx.abort_releasing(cause)   both, and return false
+///
+/// After acquire() returns true, the core publishes: it writes back, fences
+/// and releases every lock entry with its version bumped (the fences and what
+/// they pair with: stm/detail/tx_core.hpp).
+template <class Config>
+using tx_descriptor = detail::tx_core<Config>;
 
 /// Runtime knobs every built-in manager takes. Zero turns a knob off.
 struct manager_tuning {

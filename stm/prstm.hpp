@@ -50,14 +50,13 @@
 
 #include <cstdint>
 
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm {
 
-struct prstm_manager : manager_base {
+struct prstm : manager_base {
   static constexpr const char* name = "prstm";
 
   // The paper retries at once. We pause a randomized time that doubles from
@@ -140,14 +139,14 @@ struct prstm_manager : manager_base {
   // Step 1 must give up at this word: its version moved since our read, it is
   // final-locked, or a higher priority pre-locked it.
   template <class Core>
-  STM_HD static bool refuses(const Core& tx, const detail::lock_entry& e, std::uint32_t cur) {
+  STM_HD static bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) {
     namespace lw = lock_word;
     return lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid);
   }
 
   // Step 1 for lock entry e, starting from the observed word `cur`.
   template <class Core>
-  STM_HD static bool prelock_one(Core& tx, detail::lock_entry& e, std::uint32_t cur) {
+  STM_HD static bool prelock_one(Core& tx, lock_entry& e, std::uint32_t cur) {
     namespace lw = lock_word;
     const auto word = tx.table.word(e.lock);
     for (;;) {
@@ -158,7 +157,7 @@ struct prstm_manager : manager_base {
         break;
       }
     }
-    e.state = detail::lock_pre;
+    e.state = lock_pre;
     return true;
   }
 
@@ -200,7 +199,7 @@ struct prstm_manager : manager_base {
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
           platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
-          if (seen[k] == lw::make_unlocked(e.version)) e.state = detail::lock_pre;
+          if (seen[k] == lw::make_unlocked(e.version)) e.state = lock_pre;
           else failed |= 1u << k;
         }
       STM_UNROLL
@@ -216,7 +215,7 @@ struct prstm_manager : manager_base {
         STM_NO_UNROLL
         for (std::uint32_t k = 0; k < W; ++k)
           if (failed >> k & 1u) {
-            detail::lock_entry e = Core::get(tx.locks, k);
+            lock_entry e = Core::get(tx.locks, k);
             if (!prelock_one(tx, e, Core::get(seen, k))) return false;
             Core::put(tx.locks, k, e);
           }
@@ -228,7 +227,7 @@ struct prstm_manager : manager_base {
         std::uint32_t seen = lw::make_unlocked(e.version);
         if (tx.table.word(e.lock).compare_exchange_strong(seen, lw::make_prelocked(e.version, tx.tid),
                                                           memory_order_relaxed))
-          e.state = detail::lock_pre;
+          e.state = lock_pre;
         else if (refuses(tx, e, seen))
           return false;
         else
@@ -237,7 +236,7 @@ struct prstm_manager : manager_base {
       in_flight();
       if (missed)
         for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-          if (tx.locks[k].state != detail::lock_pre &&
+          if (tx.locks[k].state != lock_pre &&
               !prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
             return false;
     }
@@ -246,7 +245,7 @@ struct prstm_manager : manager_base {
 
   // Step 2 for read entry r, starting from the observed word `cur` and value.
   template <class Core>
-  STM_HD static bool validate_one(Core& tx, detail::read_entry& r, std::uint32_t cur, std::uint64_t value) {
+  STM_HD static bool validate_one(Core& tx, read_entry& r, std::uint32_t cur, std::uint64_t value) {
     namespace lw = lock_word;
     const auto word = tx.table.word(r.lock);
     for (;;) {
@@ -258,7 +257,7 @@ struct prstm_manager : manager_base {
         ++tx.counters.steals;
         return true;
       }
-      value = detail::load_word(r.addr, r.size);  // the word moved: look at both again
+      value = load_word(r.addr, r.size);  // the word moved: look at both again
     }
   }
 
@@ -268,7 +267,7 @@ struct prstm_manager : manager_base {
     return Core::template each<Core::config::max_reads>(tx.n_reads, [&](std::uint32_t i) {
       auto& r = tx.reads[i];
       return r.covered ||
-             validate_one(tx, r, tx.table.word(r.lock).load(memory_order_relaxed), detail::load_word(r.addr, r.size));
+             validate_one(tx, r, tx.table.word(r.lock).load(memory_order_relaxed), load_word(r.addr, r.size));
     });
   }
 
@@ -297,7 +296,7 @@ struct prstm_manager : manager_base {
       platform::fence_anchor anchor;  // the CAS results are tested below (A)
       STM_UNROLL
       for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && tx.reads[i].covered) value[i] = detail::load_word(tx.reads[i].addr, tx.reads[i].size);
+        if (i < tx.n_reads && tx.reads[i].covered) value[i] = load_word(tx.reads[i].addr, tx.reads[i].size);
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
@@ -314,13 +313,13 @@ struct prstm_manager : manager_base {
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
           auto& e = tx.locks[k];
-          if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = detail::lock_final;
+          if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = lock_final;
           else locked = false;
         }
     } else {
       Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
         const auto& r = tx.reads[i];
-        if (r.covered) values_ok &= detail::load_word(r.addr, r.size) == r.value;
+        if (r.covered) values_ok &= load_word(r.addr, r.size) == r.value;
         return true;
       });
       Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
@@ -328,7 +327,7 @@ struct prstm_manager : manager_base {
         std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
         if (tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
                                                           memory_order_relaxed))
-          e.state = detail::lock_final;
+          e.state = lock_final;
         else
           locked = false;
         return true;

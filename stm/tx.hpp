@@ -41,28 +41,16 @@
 #include <utility>
 
 #include "stm/backoff.hpp"
+#include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/prstm.hpp"
 #include "stm/stats.hpp"
+#include "stm/tx_config.hpp"
 
 namespace stm {
 
-namespace detail {
-template <class CM, class = void>
-struct has_pause_ns : std::false_type {};
-template <class CM>
-struct has_pause_ns<CM, std::void_t<decltype(std::declval<const CM&>().pause_ns(0u, 0u, abort_cause::read_locked))>>
-    : std::true_type {};
-/// CM::fences_final_locks: the manager's acquire() ends with fence (A) of
-/// stm/detail/tx_core.hpp, so publish() does not repeat it.
-template <class CM, class = void>
-struct fences_final_locks : std::false_type {};
-template <class CM>
-struct fences_final_locks<CM, std::enable_if_t<CM::fences_final_locks>> : std::true_type {};
-}  // namespace detail
-
-template <class CM = prstm_manager, class Config = tx_config<>>
+template <class CM = prstm, class Config = tx_config<>>
 class transaction {
  public:
   using config = Config;
