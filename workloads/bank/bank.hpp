@@ -75,7 +75,7 @@
 #include "stm/tx_macros.hpp"
 #include "stm/txtable.hpp"
 
-namespace workloads::bank {
+namespace stm::workloads::bank {
 
 /// Which code runs the table's transactions (see the file comment).
 enum class driver : std::uint8_t { table, loop, for_each };
@@ -681,4 +681,4 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   return detail::run<Exec, CM, tx_config_of<false>>(c, cm, on_progress);
 }
 
-}  // namespace workloads::bank
+}  // namespace stm::workloads::bank
