@@ -161,6 +161,7 @@ struct basic_gpustm : manager_base {
     namespace lw = lock_word;
     const auto word = tx.table.word(li);
     std::uint32_t cur = word.load(memory_order_relaxed);
+    exp_backoff gap(64, 1024);
     for (std::uint32_t polls = 0;;) {
       if (lw::is_free(cur)) {
         const std::uint32_t mine = write ? lw::make_locked(lw::version(cur), tx.tid)
@@ -171,7 +172,7 @@ struct basic_gpustm : manager_base {
         continue;  // cur holds the word seen: look again
       }
       if (++polls > commit_wait_polls) return tx.abort_releasing(abort_cause::lock);
-      platform::backoff_ns(32u << (polls < 5 ? polls : 5));
+      gap.wait();
       cur = word.load(memory_order_relaxed);
     }
     const std::uint32_t v = lw::version(cur);

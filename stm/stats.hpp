@@ -23,6 +23,14 @@ struct tx_counters {
     for (auto a : aborts) s += a;
     return s;
   }
+  /// Add another descriptor's counters (every field).
+  STM_HD tx_counters& operator+=(const tx_counters& o) {
+    commits += o.commits;
+    for (std::uint32_t i = 0; i < num_abort_causes; ++i) aborts[i] += o.aborts[i];
+    steals += o.steals;
+    escalations += o.escalations;
+    return *this;
+  }
 };
 
 /// Slots of the global statistics block.

@@ -107,6 +107,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "stm/backoff.hpp"
 #include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_record.hpp"
 #include "stm/lock_table.hpp"
@@ -403,12 +404,11 @@ struct tx_core : tx_recorder<Config> {
   /// escalated attempt runs to its end without waiting for anyone unboundedly).
   STM_HD void begin_escalation() {
     const auto token = table.escalation_word();
-    for (std::uint32_t polls = 0;; ++polls) {
+    for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t expect = 0;
       if (token.load(memory_order_relaxed) == 0 &&
           token.compare_exchange_weak(expect, std::uint64_t(tid) + 1, memory_order_acquire, memory_order_relaxed))
         break;
-      platform::backoff_ns(polls < 8 ? 64u << polls : 16384u);
     }
     escalated = 1;
     ++counters.escalations;
