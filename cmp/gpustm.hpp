@@ -76,7 +76,7 @@ struct basic_gpustm : manager_base {
   static_assert(LogCapacity >= 1, "the lock log needs a capacity of at least one");
   static constexpr const char* name = "gpustm";
   /// The paper's treatment of a semantic conflict: up to 100 immediate retries,
-  /// no postponement (seed 003, section 4.3).
+  /// no postponement (the PR-STM paper, Shen et al., JPDC 2020, section 4.3).
   static constexpr std::uint32_t semantic_retries = 100;
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;

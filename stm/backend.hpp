@@ -49,7 +49,7 @@ inline backend parse_backend(const std::string& name) {
   throw usage_error("unknown backend '" + name + "' (known: cpu, gpu, auto)");
 }
 
-/// Human-readable device name ("NVIDIA H100 80GB HBM3", or the CPU thread count).
+/// Human-readable device name (the CUDA device's name, or the CPU thread count).
 inline std::string device_name(backend b) {
 #if STM_WITH_CUDA
   if (b == backend::gpu) {

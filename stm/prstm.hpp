@@ -61,26 +61,21 @@ struct prstm : manager_base {
 
   // The paper retries at once. We pause a randomized time that doubles from
   // 32 ns per consecutive abort (manager_tuning::backoff_span_ns), capped at
-  // default_backoff_ns unless --cm-backoff sets the cap, for two reasons:
+  // default_backoff_ns unless the tuning sets the cap, for two reasons:
   // - a yield point, so that the lane of the same warp that holds the
-  //   pre-locks we lost to gets scheduled: retrying in a tight loop let the
-  //   lanes of one warp starve that lane on an H100 (16 lanes on one
-  //   STM-backed stack or queue);
-  // - thinning out the contenders: over 4,096 accounts at full occupancy
-  //   some 67,000 resident threads compete for ~2,000 disjoint transfers, and
-  //   every retry that is bound to lose delays one that would win.
+  //   pre-locks we lost to gets scheduled: retrying in a tight loop lets the
+  //   lanes of one warp starve that lane (many lanes on one STM-backed stack
+  //   or queue);
+  // - thinning out the contenders: at full occupancy over a few thousand
+  //   locations, tens of thousands of resident threads compete for a few
+  //   thousand disjoint transactions, and every retry that is bound to lose
+  //   delays one that would win.
   // The cap trades that against the tail: a kernel ends with its slowest
   // thread, and a thread that lost many times in a row sleeps up to the cap.
-  // H100, against a 1 us cap (results/prstm_pause_default_ab.jsonl): 1 ms
-  // takes the bank at 4,096 accounts and full occupancy from 32 to 43 M tx/s,
-  // the STM-backed stack and queue 1.7x, and leaves the list within 2%;
-  // 16 ms gives the bank 76 M but halves the list, stack and queue, whose
-  // runs last tens of milliseconds. Those figures retried inside TX_BEGIN/
-  // TX_END; under the transaction table, which schedules each pause while the
-  // other lanes of the warp go on (stm/txtable.hpp), 1 ms is still the best
-  // cap for the bank at full occupancy over 4,096 accounts (179 M against
-  // 79 M at 16 us, 161 M at 256 us, 163 M at 4 ms and 102 M at 16 ms:
-  // results/bank_driver_variants.jsonl).
+  // 1 ms was the best cap of those measured, for the bank under both drivers
+  // and for the containers, whose runs last tens of milliseconds
+  // (results/prstm_pause_default_ab.jsonl, results/bank_driver_variants.jsonl;
+  // results/FINDINGS.md, "Design measurements behind the code").
   static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     return tune.backoff_span_ns(tid, attempt, default_backoff_ns);
@@ -98,8 +93,8 @@ struct prstm : manager_base {
     // those are depends on the sets alone, so step 1 calls mark_covered before
     // it tests its CAS results (unrolled path; the general one after its first
     // pass), not after step 1: the pre-locks are held that much shorter.
-    // (ptxas computes it ahead of the CASes, where it waits for nothing; tying
-    // it below them through a fence_anchor lost 6-11% on an H100.)
+    // (Computed ahead of the CASes it waits for nothing, so it is not tied
+    // below them: that measured slower.)
     bool all_covered = true, covered_ok = true;
     bool ok = prelock_all(tx, [&] { covered_ok = tx.mark_covered(all_covered); });
     if (ok && !(ok = covered_ok)) cause = abort_cause::validation;
@@ -127,9 +122,7 @@ struct prstm : manager_base {
   // read notes it, and the update fails before it takes any lock (cause
   // prelock) instead of pre-locking its other locations and stopping other
   // transactions meanwhile. (A read-only commit ignores the note: it takes no
-  // lock and its validation does not look at pre-locks.) H100, bank at 4,096
-  // accounts: 225 -> 240 M tx/s at full occupancy, 152 -> 169 M at 6,720
-  // threads.
+  // lock and its validation does not look at pre-locks.)
   STM_HD static bool dooms_read(std::uint32_t word, std::uint32_t tid) {
     return lock_word::is_prelocked(word) && lock_word::owner(word) < tid;
   }
@@ -182,9 +175,8 @@ struct prstm : manager_base {
       bool refused = false;
       // The common case: every lock free at its version. Every CAS is issued
       // before any result is tested (one round trip for the batch): with the
-      // test beside its CAS, the SASS for an H100 waited for each CAS before
-      // issuing the next (H200, bank: 261 -> 275 M tx/s at 4,096 accounts and
-      // full occupancy, 1.81 -> 1.99 G at 2,621,440 accounts and 6,720 threads).
+      // test beside its CAS, the machine code waits for each CAS before
+      // issuing the next.
       STM_UNROLL
       for (std::uint32_t k = 0; k < W; ++k)
         if (k < tx.n_locks) {
@@ -208,9 +200,9 @@ struct prstm : manager_base {
       if (refused) return false;
       // The careful loop once, not per entry (register pressure): the entry
       // travels by value through constant-index get/put. Skipped as a whole
-      // in the common case (every first CAS won): the SASS ran its W
-      // iterations anyway, lane by lane, between the pre-locks and the final
-      // locks.
+      // in the common case (every first CAS won): otherwise the machine code
+      // runs its W iterations anyway, lane by lane, between the pre-locks and
+      // the final locks.
       if (failed != 0) {
         STM_NO_UNROLL
         for (std::uint32_t k = 0; k < W; ++k)
@@ -279,10 +271,9 @@ struct prstm : manager_base {
   // flight together: one round trip less. Fence (A) follows the CASes before
   // any result is looked at, so that its round trip can overlap theirs (a
   // failed attempt pays a fence it did not need; final-lock CASes rarely
-  // fail). The results are tested through platform::fence_anchor: without
-  // it ptxas (CUDA 13.0) tested the first CAS's result above the MEMBAR,
-  // waiting for it first (H200, bank: 275 -> 284 M tx/s at 4,096 accounts and
-  // full occupancy, 2.00 -> 2.16 G at 2,621,440 accounts and 6,720 threads).
+  // fail). The results are tested through platform::fence_anchor, which keeps
+  // the test of the first CAS's result below the fence (else the warp waits
+  // for that CAS before it issues the fence).
   // On either failure acquire() releases everything, final locks included;
   // `cause` says which.
   template <class Core>

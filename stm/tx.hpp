@@ -144,8 +144,8 @@ class transaction {
   /// per consecutive abort up to 1 ms: the lanes of a warp that waited in
   /// on_abort together leave it together, and two transactions that each
   /// pre-locked what the other needs would collide again on every retry, in
-  /// lockstep, whatever their waits (on an H100, one warp of no-steal
-  /// transfers over 64 accounts never finished without it). The stagger must
+  /// lockstep, whatever their waits (one warp of no-steal transfers over a
+  /// few accounts can then run forever). The stagger must
   /// outgrow one pass of the driver's loop, which is slow under
   /// compute-sanitizer: a fixed 1 us cap still livelocked there.
   STM_HD std::uint32_t pause_ns() const {

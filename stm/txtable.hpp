@@ -1,5 +1,5 @@
-// stm/txtable.hpp - the global transaction table of PR-STM (seed paper,
-// sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
+// stm/txtable.hpp - the global transaction table of PR-STM (Shen et al.,
+// JPDC 2020, sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
 //
 //   stm::txtable<my_tx> table(backend, threads, per_thread);   // owner
 //   ... fill table.data(): thread t's j-th transaction at table.index(t, j)
@@ -15,10 +15,10 @@
 // semantic conflict). Blocks are interleaved: thread t's j-th transaction is
 // entry j * threads + t (index(t, j)), so the 32 threads of a warp that run
 // their j-th transactions load one contiguous run of entries and of state
-// words instead of 32 scattered ones (bank on an H100: contiguous blocks cost
-// the table-driven kernel ~40% against drawing the transactions in the kernel;
-// with drain_blocks() only the first blocks of a warp's lanes are adjacent,
-// the later ones come in whatever order the lanes finish). drain() is the
+// words instead of 32 scattered ones (contiguous blocks made the table-driven
+// bank markedly slower than drawing the transactions in the kernel; with
+// drain_blocks() only the first blocks of a warp's lanes are adjacent, the
+// later ones come in whatever order the lanes finish). drain() is the
 // driver loop of Algorithm 3: the thread
 // runs its block in order; a transaction that commits gets its finish flag; one
 // that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
@@ -33,7 +33,7 @@
 // the other lanes of the warp running their own transactions meanwhile. A
 // body in TX_BEGIN/TX_END retries in place instead, and the lanes of a warp
 // then wait at the end of its retry loop for the lane that needs the most
-// attempts. (H100, bank over 4,096 accounts: see the README's figures.) Some
+// attempts (BENCHMARKS.md compares the two drivers on the bank). Some
 // lanes of a warp run the functor while others pause, so it must not use
 // warp-collective operations (__syncwarp, shuffles, votes) across lanes.
 //

@@ -189,7 +189,7 @@ struct tx_core : tx_recorder<Config> {
   /// independent entries are in flight together, and every index into the
   /// sets is a compile-time constant: the sets (and the counters) then live in
   /// registers instead of local memory, which at full occupancy does not fit
-  /// in L1 (an H100 bank kernel had a 392-byte stack frame per thread).
+  /// in L1 (results/FINDINGS.md, "Design measurements behind the code").
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
 
   /// f(i) for every i < n of a set of capacity N, in order; stops when f returns

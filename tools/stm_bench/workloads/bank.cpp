@@ -1,5 +1,5 @@
 // stm_bench --workload bank: the PR-STM bank over the global transaction table
-// (seed paper, sections 3.3-3.4 and 4.1-4.3): deposits, withdrawals, transfers
+// (PR-STM paper, Shen et al. JPDC 2020, sections 3.3-3.4 and 4.1-4.3): deposits, withdrawals, transfers
 // and balance queries; semantic conflicts postponed (prstm) or retried (a
 // manager with semantic_retries, e.g. gpustm). --driver loop|for run the same
 // table from kernels written with TX_BEGIN/TX_END or TX_FOR instead.
@@ -135,7 +135,7 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"bank",
                       "PR-STM bank: deposits, withdrawals, transfers, queries over the global transaction table "
-                      "(seed paper, sections 3.3-4.3)",
+                      "(PR-STM paper, sections 3.3-4.3)",
                       {bench::integer("accounts", "2621440", 2, 0xFFFFFFFFull, "number of 4-byte accounts (10 MB by default)"),
                        bench::integer("tpt", "64", 1, 1000000,
                                       "transactions per thread (one table; timed mode: per launch); threads x tpt at most 2^32"),
