@@ -2,6 +2,12 @@
 // nvcc translation units only (the GPU kernel is a template defined here).
 #pragma once
 
+#if !defined(__CUDACC__)
+#error "stm/launch.cuh is the GPU backend: include it from a .cu file compiled by nvcc (stm/launch.hpp is the CPU backend)"
+#elif !defined(STM_WITH_CUDA) || !STM_WITH_CUDA
+#error "stm/launch.cuh needs -DSTM_WITH_CUDA=1 (link the CMake target stm::stm of a build with the GPU backend, or add -DSTM_WITH_CUDA=1 to the nvcc command line)"
+#endif
+
 #include <algorithm>
 
 #include <cuda_runtime.h>

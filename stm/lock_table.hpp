@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -134,5 +135,33 @@ inline void require_priorities(std::uint64_t threads) {
   if (threads > lock_word::max_threads)
     throw usage_error(std::to_string(threads) + " threads: PR-STM priorities are 19 bits, at most " +
                       std::to_string(lock_word::max_threads) + " threads per launch");
+}
+
+namespace detail {
+#if defined(__CUDACC__)
+/// The device side of require_thread_id, out of line: the printf's buffer
+/// stays out of the stack frame of the kernels that construct transactions.
+template <int = 0>
+__device__ __noinline__ void trap_bad_thread_id(std::uint32_t tid) {
+  printf("stm::transaction: thread id %u is not below lock_word::max_threads (%u): PR-STM priorities are 19 bits\n",
+         tid, lock_word::max_threads);
+  __trap();
+}
+#endif
+}  // namespace detail
+
+/// A transaction's logical thread id is its priority, so it must be below
+/// lock_word::max_threads (stm::transaction checks it when it gets one). On
+/// the host (the CPU backend) a larger id throws usage_error, which the
+/// launch rethrows; on the GPU the kernel prints the id and traps, and the
+/// launch fails (STM_CUDA_CHECK_LAUNCH).
+STM_HD inline void require_thread_id(std::uint32_t tid) {
+  if (tid < lock_word::max_threads) return;
+#if STM_ON_DEVICE
+  detail::trap_bad_thread_id(tid);
+#else
+  throw usage_error("transaction thread id " + std::to_string(tid) + " is not below lock_word::max_threads (" +
+                    std::to_string(lock_word::max_threads) + "): PR-STM priorities are 19 bits");
+#endif
 }
 }  // namespace stm

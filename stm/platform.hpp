@@ -12,6 +12,12 @@
 //  - atomics are aligned to their size.
 #pragma once
 
+// Under nvcc the library builds its GPU backend, which needs STM_WITH_CUDA=1
+// (the CMake target stm::stm defines it: 1 with the GPU backend, 0 without).
+#if defined(__CUDACC__) && !defined(STM_WITH_CUDA)
+#error "prstm: compiling with nvcc needs -DSTM_WITH_CUDA=1 (link the CMake target stm::stm, which sets it, or add -DSTM_WITH_CUDA=1 to the nvcc command line)"
+#endif
+
 #include <cstdint>
 #include <cuda/atomic>
 #if defined(__CUDACC__)

@@ -56,7 +56,10 @@ class transaction {
   using config = Config;
   using contention_manager = CM;
 
+  /// tid: the logical thread id, below lock_word::max_threads (else
+  /// require_thread_id's error, stm/lock_table.hpp).
   STM_HD transaction(lock_table_ref locks, std::uint32_t tid, CM cm = CM{}) : cm_(cm) {
+    require_thread_id(tid);
     core_.table = locks;
     core_.tid = tid;
   }
@@ -167,7 +170,10 @@ class transaction {
   STM_HD std::uint32_t thread_id() const { return core_.tid; }
   /// Run the next transactions as logical thread `tid` (their priority).
   /// Only between transactions: this one holds no lock then.
-  STM_HD void set_thread_id(std::uint32_t tid) { core_.tid = tid; }
+  STM_HD void set_thread_id(std::uint32_t tid) {
+    require_thread_id(tid);
+    core_.tid = tid;
+  }
   STM_HD const tx_counters& counters() const { return core_.counters; }
   /// tx_config's Record = true: log this descriptor's attempts into `h`
   /// (stm/history.hpp). Only between transactions.
