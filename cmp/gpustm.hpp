@@ -154,6 +154,14 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
+  // Whether lock word w is a final lock of the transaction that holds the
+  // table's escalation token (the token holds its tid + 1).
+  template <class Core>
+  STM_HD static bool held_by_escalated(const Core& tx, std::uint32_t w) {
+    return lock_word::is_locked(w) && tx.table.escalation != nullptr &&
+           tx.table.escalation_word().load(memory_order_relaxed) == std::uint64_t(lock_word::owner(w)) + 1;
+  }
+
   // Take lock `li` (the lock bit when we write under it, else the pre-lock
   // bit), then validate the reads under it.
   template <class Core>
@@ -171,7 +179,10 @@ struct basic_gpustm : manager_base {
         if (word.compare_exchange_weak(cur, mine, memory_order_acquire, memory_order_relaxed)) break;
         continue;  // cur holds the word seen: look again
       }
-      if (++polls > commit_wait_polls) return tx.abort_releasing(abort_cause::lock);
+      // The escalated transaction's lock: it may be waiting (hold()) for one
+      // of ours, and it never gives up; waiting out commit_wait_polls here
+      // would stall it that long (a convoy when many escalate): give up now.
+      if (++polls > commit_wait_polls || held_by_escalated(tx, cur)) return tx.abort_releasing(abort_cause::lock);
       gap.wait();
       cur = word.load(memory_order_relaxed);
     }

@@ -57,9 +57,15 @@
 //  a later state: a read before that point whose location a counted writer
 //  wrote fails the revalidation (locked or version moved), and a read after it
 //  sees the lock or the bumped version with the value (B) published. So every
-//  value belongs to the state after the counted writers: one snapshot. (K)
-//  comes before (A'): with FencedA (prstm) the manager's (A) precedes (K) as
-//  well, harmlessly. The clock is 64 bits: no wrap.
+//  value belongs to the state after the counted writers. That state is a
+//  snapshot only if no writer that is not counted yet must be serialized
+//  before a counted one: an update U2 that read y before a counted U1 wrote it,
+//  and that still holds a pre-lock on a location we read, may yet commit.
+//  Hence every check looks at pre-locks too, behind the seq_cst fence (O)
+//  (reads_consistent() gives the argument): an unchanged clock still costs the
+//  fence and one look at the new read's own lock word. (K) comes before (A'):
+//  with FencedA (prstm) the manager's (A) precedes (K) as well, harmlessly.
+//  The clock is 64 bits: no wrap.
 //  Alternatives weighed: a clock sharded over lines (one per SM or per lock
 //  range) spreads the increments, but a reader must then load every shard
 //  (or every shard covering its reads) per read, and two loads of different
@@ -93,8 +99,11 @@
 // and then releases everything, or by the escalated transaction, which waits
 // only on those. No manager waits unboundedly on the escalated one's locks: a
 // read or write polls them at most wait_on_locked's bound and aborts; prstm,
-// backoff and delay abort a commit on a final lock they do not own; gpustm polls
-// at most commit_wait_polls; delay's pause polls at most delay_polls.
+// backoff and delay abort a commit on a final lock they do not own; gpustm gives
+// up at once on a final lock of the token's holder (else the escalated one,
+// waiting for a lock that gpustm committer holds, would wait out its
+// commit_wait_polls; with many escalating, such waits queue up); delay's pause
+// polls at most delay_polls.
 // The acquire of hold()'s CAS pairs with (B) of the last writer of the word
 // (its unlock store, or an RMW of that store's release sequence), so the value
 // loaded under the lock is the latest. Only long transactions escalate: many
@@ -351,7 +360,7 @@ struct tx_core : tx_recorder<Config> {
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      if (!reads_consistent()) {
+      if (!reads_consistent(cm)) {
         fail(abort_cause::validation);
         return T{};
       }
@@ -361,19 +370,61 @@ struct tx_core : tx_recorder<Config> {
   }
 
   /// Opacity after a new read (the last entry): every read holds at one
-  /// moment. With a commit clock, only when an update committed since the
-  /// last validation (the argument is in the synchronization table); without
-  /// one, every earlier read is checked again.
-  STM_HD bool reads_consistent() {
+  /// moment, and no read's location is claimed by a committer (pre-lock or
+  /// final lock). With a commit clock, the earlier reads are checked only when
+  /// an update committed since the last validation (the argument is in the
+  /// synchronization table); without one, every read is checked again.
+  ///
+  /// (O), a seq_cst fence, once there are two reads: why a pre-lock counts and
+  /// why the fence. Take an update U2 that pre-locks x and then validates its
+  /// read of y behind its seq_cst fence (C), an update U1 that writes y and z
+  /// (with every read covered it fences only (P), acquire), and this attempt,
+  /// which reads z from U1 and x before U2 (in either order). Any serial order
+  /// puts U2 before U1 (U2 read y before U1 wrote it), so the pair (z new,
+  /// x old) is no snapshot: if both commit, the attempt saw an inconsistent
+  /// state. Accepting a pre-locked x, or loading x's lock word without (O)
+  /// (store buffering through U1's release and our acquire), lets exactly
+  /// that happen. With (O) after both reads' loads and (C) in the single
+  /// seq_cst order: if (C) comes first, the check of x's lock word after (O)
+  /// sees U2's pre-lock (or U2's later state: unlocked at the same version
+  /// when it gave up, a new version when it committed); if (O) comes first,
+  /// U1's final lock of y happens before (O) (U1's (A), our load of z, (O)),
+  /// so U2's validation after (C) sees it and U2 fails. A single read needs
+  /// neither fence nor check, unless it moves snap (below): one location is
+  /// one snapshot. Read-only commits re-check
+  /// behind their own fence (S), validate_read_only().
+  template <class CM>
+  STM_HD bool reads_consistent(CM& cm) {
+    const std::uint32_t newest = n_reads - 1;
+    if (n_reads >= 2) platform::fence_seq_cst();  // (O)
     if (table.has_clock()) {
-      // After (R) of the new read: its data load comes before this load.
+      // After (R) of the new read (and (O)): its data load comes before this load.
       const std::uint64_t c = table.clock_word().load(memory_order_acquire);
-      if (c == snap) return true;
+      if (c == snap) return n_reads < 2 || read_unclaimed(newest, cm);
+      // A new snap must hold for every read, a single one included: a writer
+      // counted now may have locked it after its loads.
       snap = c;
-      return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_still_valid(i, false); });
+    } else if (n_reads < 2) {
+      return true;
     }
-    // Every earlier read still current => all reads hold at this moment.
-    return each<Config::max_reads>(n_reads - 1, [&](std::uint32_t i) { return read_still_valid(i, false); });
+    return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_unclaimed(i, cm); });
+  }
+
+  /// Opaque re-check of read i behind (O): its lock word at the version read,
+  /// with no final lock and no pre-lock. A pre-lock at that version is polled
+  /// while the manager waits on locks (its holder only validates, then takes
+  /// its final locks or gives it back); a new version or a final lock fails.
+  template <class CM>
+  STM_HD bool read_unclaimed(std::uint32_t i, CM& cm) const {
+    const read_entry& r = reads[i];
+    const auto lw = table.word(r.lock);
+    for (std::uint32_t polls = 0;; ++polls) {
+      const std::uint32_t w = lw.load(memory_order_relaxed);
+      if (lock_word::is_locked(w) || lock_word::version(w) != r.version()) return false;
+      if (!lock_word::is_prelocked(w)) return true;
+      if (!cm.wait_on_locked(polls)) return false;
+      platform::backoff_ns(64);
+    }
   }
 
   /// Before an attempt's sets are reset: an escalated attempt abandoned
