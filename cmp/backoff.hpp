@@ -30,20 +30,20 @@
 #include <cstdint>
 
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {
 
 struct backoff : manager_base {
   static constexpr const char* name = "backoff";
-  /// Cap of the delay when --cm-backoff is 0. The delay doubles from 32 ns per
-  /// consecutive abort, so a lightly contended transaction never gets near the
-  /// cap; a heavily contended one needs it: with an 8 us cap, full occupancy
-  /// over 64 accounts (~4,000 contenders per account) left 196,774 of 270,336
-  /// threads uncommitted after 30 s on an H100, every contender retrying
-  /// within microseconds.
+  /// Cap of the delay when the tuning's cap is 0. The delay doubles from 32 ns
+  /// per consecutive abort, so a lightly contended transaction never gets near
+  /// the cap; a heavily contended one needs it: with an 8 us cap, full
+  /// occupancy over 64 accounts (thousands of contenders per account) left
+  /// most threads uncommitted after 30 s, every contender retrying within
+  /// microseconds.
   static constexpr std::uint32_t default_backoff_ns = 4000000;
 
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
@@ -58,11 +58,10 @@ struct backoff : manager_base {
   /// The commit protocol above; `held(lock, word)` is told which lock held by
   /// another transaction made it abort (cmp/delay.hpp waits on it).
   /// Each step goes entry by entry and stops at the first failure. Issuing a
-  /// step's CASes as one batch (as prstm does) measured slower on an H100
-  /// (bank, 4,096 accounts: 181 M -> 166 M tx/s at full occupancy, 157 M ->
-  /// 144 M at 6,720 threads; results/bank_backoff_batched_ab.jsonl): a batch
-  /// that loses one lock has taken the others, which then stop other
-  /// transactions until released.
+  /// step's CASes as one batch (as prstm does) measured slower
+  /// (results/bank_backoff_batched_ab.jsonl): without priorities, a batch that
+  /// loses one lock has taken the others, which then stop other transactions
+  /// until released.
   template <class Core, class Held>
   STM_HD static bool acquire_nosteal(Core& tx, Held&& held) {
     namespace lw = lock_word;
@@ -76,7 +75,7 @@ struct backoff : manager_base {
             if (!lw::is_free(expect)) held(e.lock, expect);
             return false;
           }
-          e.state = detail::lock_pre;
+          e.state = lock_pre;
           return true;
         }))
       return tx.abort_releasing(abort_cause::prelock);
@@ -101,7 +100,7 @@ struct backoff : manager_base {
               return false;
             }
           }
-          return detail::load_word(r.addr, r.size) == r.value;
+          return load_word(r.addr, r.size) == r.value;
         }))
       return tx.abort_releasing(abort_cause::validation);
     // 3. final locks. Under this manager only the pre-lock holder changes a
@@ -114,7 +113,7 @@ struct backoff : manager_base {
           if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
                                                              memory_order_relaxed))
             return false;
-          e.state = detail::lock_final;
+          e.state = lock_final;
           return true;
         }))
       return tx.abort_releasing(abort_cause::lock);

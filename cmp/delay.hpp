@@ -13,8 +13,8 @@
 // (at most delay_polls of them, ~0.1 ms in all): at full occupancy thousands
 // of waiters share a lock word, and the 64 lock words of a small table sit in
 // two cache lines, so polling them back to back serializes the L2 slice that
-// the holders need for their own commit (an H100 run with fixed 64 ns gaps
-// left 171,108 of 270,336 threads uncommitted after 30 s over 64 accounts).
+// the holders need for their own commit (with fixed 64 ns gaps, most threads
+// of a full-occupancy run over 64 accounts were still uncommitted after 30 s).
 // The jitter also keeps the waiters from all retrying in the same instant.
 //
 // Trade-off against backoff: a retry never starts while the lock that stopped
@@ -29,7 +29,7 @@
 
 #include "cmp/backoff.hpp"
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {
@@ -50,8 +50,8 @@ struct delay : manager_base {
   /// driver (stm/txtable.hpp) sleeps it per lane, so the lanes of a warp that
   /// polled together do not retry together. The waiters of one lock all see
   /// it change at once, and retrying together only makes them collide again
-  /// (an H100 run that skipped the back-off for the first 8 aborts left
-  /// 142,602 of 270,336 threads uncommitted after 30 s over 64 accounts).
+  /// (skipping the back-off for the first 8 aborts left half the threads of a
+  /// full-occupancy run over 64 accounts uncommitted after 30 s).
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause cause) const {
     if (contended != nullptr) {
       const atomic_ref<std::uint32_t> word(*contended);

@@ -65,8 +65,8 @@
 #include <cstdint>
 
 #include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::cm {
@@ -76,7 +76,7 @@ struct basic_gpustm : manager_base {
   static_assert(LogCapacity >= 1, "the lock log needs a capacity of at least one");
   static constexpr const char* name = "gpustm";
   /// The paper's treatment of a semantic conflict: up to 100 immediate retries,
-  /// no postponement (seed 003, section 4.3).
+  /// no postponement (the PR-STM paper, Shen et al., JPDC 2020, section 4.3).
   static constexpr std::uint32_t semantic_retries = 100;
   /// Polls of a lock held by another committer before the commit aborts.
   static constexpr std::uint32_t commit_wait_polls = 4096;
@@ -169,6 +169,7 @@ struct basic_gpustm : manager_base {
     namespace lw = lock_word;
     const auto word = tx.table.word(li);
     std::uint32_t cur = word.load(memory_order_relaxed);
+    exp_backoff gap(64, 1024);
     for (std::uint32_t polls = 0;;) {
       if (lw::is_free(cur)) {
         const std::uint32_t mine = write ? lw::make_locked(lw::version(cur), tx.tid)
@@ -182,7 +183,7 @@ struct basic_gpustm : manager_base {
       // of ours, and it never gives up; waiting out commit_wait_polls here
       // would stall it that long (a convoy when many escalate): give up now.
       if (++polls > commit_wait_polls || held_by_escalated(tx, cur)) return tx.abort_releasing(abort_cause::lock);
-      platform::backoff_ns(32u << (polls < 5 ? polls : 5));
+      gap.wait();
       cur = word.load(memory_order_relaxed);
     }
     const std::uint32_t v = lw::version(cur);
@@ -191,7 +192,7 @@ struct basic_gpustm : manager_base {
         if (tx.locks[k].lock == li) {
           // publish() bumps this version; release_unpublished() restores it.
           tx.locks[k].version = static_cast<std::uint16_t>(v);
-          tx.locks[k].state = detail::lock_final;
+          tx.locks[k].state = lock_final;
           break;
         }
     }
@@ -202,7 +203,7 @@ struct basic_gpustm : manager_base {
       // Version unchanged: the value only guards the 11-bit wrap. Version
       // moved: value-based re-validation decides (GPU-STM's second level).
       // Either way the read stands iff its value is unchanged, under our lock.
-      ok &= detail::load_word(r.addr, r.size) == r.value;
+      ok &= load_word(r.addr, r.size) == r.value;
       if (!owned) {
         // The core releases this pre-lock with the version we took it at
         // (release_stolen_reads), on commit and on abort alike.

@@ -41,15 +41,16 @@ inline backend parse_backend(const std::string& name) {
     if (gpu_available()) return backend::gpu;
     if (name == "auto") return backend::cpu;
 #if STM_WITH_CUDA
-    throw usage_error("--backend gpu: no CUDA device is available on this machine");
+    throw usage_error("the GPU backend was asked for, but no CUDA device is available on this machine");
 #else
-    throw usage_error("--backend gpu: this build has no GPU backend (configure with nvcc present)");
+    throw usage_error("the GPU backend was asked for, but this build has none (it needs nvcc and "
+                      "STM_WITH_CUDA=1; with CMake, configure where nvcc is found or with STM_ENABLE_CUDA=ON)");
 #endif
   }
   throw usage_error("unknown backend '" + name + "' (known: cpu, gpu, auto)");
 }
 
-/// Human-readable device name ("NVIDIA H100 80GB HBM3", or the CPU thread count).
+/// Human-readable device name (the CUDA device's name, or the CPU thread count).
 inline std::string device_name(backend b) {
 #if STM_WITH_CUDA
   if (b == backend::gpu) {

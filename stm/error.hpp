@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stm/platform.hpp"  // STM_WITH_CUDA under nvcc
+
 #if STM_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif

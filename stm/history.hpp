@@ -4,7 +4,7 @@
 //   using cfg = stm::tx_config<16, 8, true, /*Record=*/true>;
 //   stm::history hist(backend::gpu, locks, commits, ops);       // host
 //   ... in the kernel:
-//   stm::transaction<stm::cm::prstm, cfg> tx(locks_ref, tid);
+//   stm::transaction<stm::prstm, cfg> tx(locks_ref, tid);
 //   tx.record_into(hist_ref);                                  // before the first TX_BEGIN
 //   ...
 //   stm::recorded_history h = hist.read();                     // host, after the kernel

@@ -2,6 +2,12 @@
 // nvcc translation units only (the GPU kernel is a template defined here).
 #pragma once
 
+#if !defined(__CUDACC__)
+#error "stm/launch.cuh is the GPU backend: include it from a .cu file compiled by nvcc (stm/launch.hpp is the CPU backend)"
+#elif !defined(STM_WITH_CUDA) || !STM_WITH_CUDA
+#error "stm/launch.cuh needs -DSTM_WITH_CUDA=1 (link the CMake target stm::stm of a build with the GPU backend, or add -DSTM_WITH_CUDA=1 to the nvcc command line)"
+#endif
+
 #include <algorithm>
 
 #include <cuda_runtime.h>
@@ -32,11 +38,11 @@ inline constexpr std::uint32_t gpu_block_threads = 256;
 
 /// Threads per block of a launch_gpu of n threads: gpu_block_threads, but a
 /// launch too small to give every SM a full block is spread over all of them
-/// (ceil(n / SMs) rounded up to whole warps, at least one warp): 6,720 threads
-/// in blocks of 256 ran on 27 of an H100's 132 SMs. Every SM then holds at
-/// most one block of a small launch, so it is always resident in full.
-/// Measured on an H100 (bank, 6,720 threads, blocks of 64 against 256):
-/// 2,621,440 accounts 1.20 -> 1.28 G tx/s, 4,096 accounts 55.7 -> 57.6 M.
+/// (ceil(n / SMs) rounded up to whole warps, at least one warp): in blocks of
+/// 256, a launch of a few thousand threads would leave most SMs idle. Every
+/// SM then holds at most one block of a small launch, so it is always
+/// resident in full (results/FINDINGS.md, "Design measurements behind the
+/// code").
 inline std::uint32_t gpu_block_for(std::uint32_t n) {
   const std::uint32_t sms = sm_count(backend::gpu);
   const std::uint32_t per_sm_warps = ((n + sms - 1) / sms + 31) / 32;

@@ -3,7 +3,11 @@
 // A functor is any trivially copyable callable `void(std::uint32_t tid)` that is
 // STM_HD; tid runs over [0, n). The GPU counterpart, launch_gpu(), and the
 // dispatching launch(backend, ...) live in stm/launch.cuh, which only nvcc
-// translation units include.
+// translation units include. A functor launched on the GPU becomes a template
+// argument of a kernel, and CUDA forbids a type local to a host function
+// there: declare the functor's struct at namespace scope, or pass an extended
+// lambda ([=] STM_HD (std::uint32_t tid) {...}, nvcc --extended-lambda, which
+// the CMake target stm::stm sets).
 //
 // Forward progress. Non-blocking code (every STM transaction, lock-free
 // containers) runs with progress::any: on the CPU a pool of OS threads takes

@@ -12,7 +12,7 @@
 // Spread: lock i's word sits at words[i * words_per_lock] (words_per_lock a
 // power of two from 1 to 32; the words between are unused). 1 packs 32 lock
 // words into each 128-byte line, which keeps a large table small (2.6M locks:
-// 10 MB, L2-resident on an H100). A small, hot table (thousands of locks under
+// 10 MB, which fits a large GPU's L2). A small, hot table (thousands of locks under
 // full occupancy) can spread its words over separate lines so that CASes on
 // different locks do not queue on the same line.
 //
@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -55,7 +56,7 @@ struct lock_table_ref {
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
     // division is some twenty dependent instructions at the start of every
-    // access (it showed in the SASS of the bank's attempt).
+    // access.
     const auto i = static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(p) - base) >> shift);
     return i < num_locks ? i : i % num_locks;
   }
@@ -101,9 +102,10 @@ class lock_table {
   std::uint64_t escalation_holder() const { return sync_.to_vector()[sync_stride]; }
 
   /// A spread for a table of n locks: a 128-byte line per lock word up to
-  /// 16,384 locks (2 MB), packed above. On an H100 at full occupancy over
-  /// 4,096 accounts, a line per lock word raised bank throughput 1.5x (prstm)
-  /// and 1.2x (backoff); over 2.6M accounts packing keeps the table in L2.
+  /// 16,384 locks (2 MB), packed above: a small table is hot, and a line per
+  /// lock word keeps CASes on different locks from queuing on one line; a
+  /// large one is cold, and packing keeps it in L2 (results/FINDINGS.md,
+  /// "Design measurements behind the code").
   static std::uint32_t auto_spread(std::uint64_t n) { return n <= 16384 ? 32u : 1u; }
   /// Copy of the lock words, lock i at [i] (tests: after a run every word must be free).
   std::vector<std::uint32_t> snapshot() const {
@@ -138,5 +140,33 @@ inline void require_priorities(std::uint64_t threads) {
   if (threads > lock_word::max_threads)
     throw usage_error(std::to_string(threads) + " threads: PR-STM priorities are 19 bits, at most " +
                       std::to_string(lock_word::max_threads) + " threads per launch");
+}
+
+namespace detail {
+#if defined(__CUDACC__)
+/// The device side of require_thread_id, out of line: the printf's buffer
+/// stays out of the stack frame of the kernels that construct transactions.
+template <int = 0>
+__device__ __noinline__ void trap_bad_thread_id(std::uint32_t tid) {
+  printf("stm::transaction: thread id %u is not below lock_word::max_threads (%u): PR-STM priorities are 19 bits\n",
+         tid, lock_word::max_threads);
+  __trap();
+}
+#endif
+}  // namespace detail
+
+/// A transaction's logical thread id is its priority, so it must be below
+/// lock_word::max_threads (stm::transaction checks it when it gets one). On
+/// the host (the CPU backend) a larger id throws usage_error, which the
+/// launch rethrows; on the GPU the kernel prints the id and traps, and the
+/// launch fails (STM_CUDA_CHECK_LAUNCH).
+STM_HD inline void require_thread_id(std::uint32_t tid) {
+  if (tid < lock_word::max_threads) return;
+#if STM_ON_DEVICE
+  detail::trap_bad_thread_id(tid);
+#else
+  throw usage_error("transaction thread id " + std::to_string(tid) + " is not below lock_word::max_threads (" +
+                    std::to_string(lock_word::max_threads) + "): PR-STM priorities are 19 bits");
+#endif
 }
 }  // namespace stm

@@ -24,7 +24,7 @@
 //
 // Owners beyond 2^19. A transaction needs a distinct priority per logical
 // thread; launches with more than max_threads (524,288) logical threads are
-// refused with an error (full occupancy of an H100/H200 is 270,336 threads).
+// refused with an error (full occupancy of a GPU of 132 SMs is 270,336 threads).
 #pragma once
 
 #include <cstdint>

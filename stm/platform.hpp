@@ -12,6 +12,12 @@
 //  - atomics are aligned to their size.
 #pragma once
 
+// Under nvcc the library builds its GPU backend, which needs STM_WITH_CUDA=1
+// (the CMake target stm::stm defines it: 1 with the GPU backend, 0 without).
+#if defined(__CUDACC__) && !defined(STM_WITH_CUDA)
+#error "prstm: compiling with nvcc needs -DSTM_WITH_CUDA=1 (link the CMake target stm::stm, which sets it, or add -DSTM_WITH_CUDA=1 to the nvcc command line)"
+#endif
+
 #include <cstdint>
 #include <cuda/atomic>
 #if defined(__CUDACC__)
@@ -90,10 +96,10 @@ STM_HD inline void fence_seq_cst() { cuda::atomic_thread_fence(memory_order_seq_
 
 // One-way acquire and release fences exist from sm_90 (PTX ISA 8.6), and the
 // C++ fences of those orders map to them (as LLVM's NVPTX back end does);
-// libcu++'s atomic_thread_fence still emits fence.acq_rel for both. On an
-// H100 fence.acquire.gpu is an L1 invalidation (CCTL.IVALL, ~170 cycles)
-// where fence.acq_rel.gpu is a MEMBAR (~830 cycles); fence.release.gpu is the
-// MEMBAR without the invalidation.
+// libcu++'s atomic_thread_fence still emits fence.acq_rel for both. An
+// acquire fence is an L1 invalidation, much cheaper than the full barrier of
+// fence.acq_rel; a release fence is the barrier without the invalidation
+// (tools/fence_latency.cu measures them; results/microbench).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__cccl_ptx_isa) && __cccl_ptx_isa >= 860
 #define STM_SPLIT_FENCES 1
 #else
@@ -125,17 +131,17 @@ STM_HD inline void hide_from_optimizer(std::uint32_t& v) {
 #endif
 }
 
-/// Keeps the tests of atomic results below the fence that follows the atomics.
-/// hide_from_optimizer() does so in the PTX, but ptxas (CUDA 13.0, sm_90) still
-/// moved the test of a CAS's result above the MEMBAR behind it: the warp then
-/// waited for the CAS's round trip before issuing the fence instead of having
-/// both in flight together. A value loaded from local memory after the fence
-/// is one that ptxas does not compute before it; adding it (zero) to a result
-/// ties the test to it. Declare one before the atomics, read zero() after the
-/// fence (one L1 load).
+/// Keeps the tests of atomic results below the fence that follows the atomics,
+/// so that the warp issues the fence while the atomics are in flight instead
+/// of waiting for their round trip first. hide_from_optimizer() keeps the test
+/// there in the intermediate code, but the device back end may still hoist it
+/// above the fence; a value loaded from local memory after the fence cannot
+/// be computed before it, so adding it (zero) to a result ties the test to
+/// it. Declare one before the atomics, read zero() after the fence (one L1
+/// load).
 struct fence_anchor {
 #if STM_ON_DEVICE
-  volatile std::uint32_t word = 0;  // local memory: ptxas keeps its load below a MEMBAR
+  volatile std::uint32_t word = 0;  // local memory: its load stays below the fence
   STM_HD std::uint32_t zero() const { return word; }
 #else
   STM_HD std::uint32_t zero() const { return 0; }
@@ -190,8 +196,9 @@ STM_HD inline std::uint64_t global_ns() {
 #endif
 }
 
-/// Ticks per nanosecond: 2 on the GPU (an H100/H200 SM runs at up to 1.98 GHz,
-/// so a pause may be up to ~15% longer than asked), 1 on the CPU.
+/// Ticks per nanosecond: 2 on the GPU (SM clocks of current data-center GPUs
+/// run at up to about 2 GHz, slower under load, so a pause may be somewhat
+/// longer than asked), 1 on the CPU.
 STM_HD inline constexpr std::uint32_t ticks_per_ns() {
 #if STM_ON_DEVICE
   return 2u;

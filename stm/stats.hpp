@@ -7,31 +7,9 @@
 
 #include "stm/buffer.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx_config.hpp"
 
 namespace stm {
-
-/// Why an attempt aborted.
-enum class abort_cause : std::uint32_t {
-  read_locked = 0,  ///< a read or write found its location's lock held (final lock)
-  validation,       ///< a read's version or value moved (at a read or at commit)
-  prelock,          ///< pre-lock refused (a higher-priority pre-lock, a held lock, a moved version), or a read of an update saw a pre-lock the manager says the commit loses to (dooms_read)
-  lock,             ///< final lock failed: our pre-lock was stolen by a higher priority
-  capacity,         ///< read, write or lock set full (raise the tx_config capacities)
-  semantic,         ///< the body declared a semantic conflict (TX_SEMANTIC_ABORT)
-};
-inline constexpr std::uint32_t num_abort_causes = 6;
-
-inline const char* to_string(abort_cause c) {
-  switch (c) {
-    case abort_cause::read_locked: return "read_locked";
-    case abort_cause::validation: return "validation";
-    case abort_cause::prelock: return "prelock";
-    case abort_cause::lock: return "lock";
-    case abort_cause::capacity: return "capacity";
-    case abort_cause::semantic: return "semantic";
-  }
-  return "unknown";
-}
 
 /// Per-thread counters, kept in the transaction descriptor.
 struct tx_counters {
@@ -44,6 +22,14 @@ struct tx_counters {
     std::uint64_t s = 0;
     for (auto a : aborts) s += a;
     return s;
+  }
+  /// Add another descriptor's counters (every field).
+  STM_HD tx_counters& operator+=(const tx_counters& o) {
+    commits += o.commits;
+    for (std::uint32_t i = 0; i < num_abort_causes; ++i) aborts[i] += o.aborts[i];
+    steals += o.steals;
+    escalations += o.escalations;
+    return *this;
   }
 };
 

@@ -40,34 +40,26 @@
 #include <type_traits>
 #include <utility>
 
-#include "cmp/prstm.hpp"
+#include "stm/backoff.hpp"
+#include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/lock_table.hpp"
+#include "stm/prstm.hpp"
 #include "stm/stats.hpp"
+#include "stm/tx_config.hpp"
 
 namespace stm {
 
-namespace detail {
-template <class CM, class = void>
-struct has_pause_ns : std::false_type {};
-template <class CM>
-struct has_pause_ns<CM, std::void_t<decltype(std::declval<const CM&>().pause_ns(0u, 0u, abort_cause::read_locked))>>
-    : std::true_type {};
-/// CM::fences_final_locks: the manager's acquire() ends with fence (A) of
-/// stm/detail/tx_core.hpp, so publish() does not repeat it.
-template <class CM, class = void>
-struct fences_final_locks : std::false_type {};
-template <class CM>
-struct fences_final_locks<CM, std::enable_if_t<CM::fences_final_locks>> : std::true_type {};
-}  // namespace detail
-
-template <class CM = cm::prstm, class Config = tx_config<>>
+template <class CM = prstm, class Config = tx_config<>>
 class transaction {
  public:
   using config = Config;
   using contention_manager = CM;
 
+  /// tid: the logical thread id, below lock_word::max_threads (else
+  /// require_thread_id's error, stm/lock_table.hpp).
   STM_HD transaction(lock_table_ref locks, std::uint32_t tid, CM cm = CM{}) : cm_(cm) {
+    require_thread_id(tid);
     core_.table = locks;
     core_.tid = tid;
   }
@@ -155,8 +147,8 @@ class transaction {
   /// per consecutive abort up to 1 ms: the lanes of a warp that waited in
   /// on_abort together leave it together, and two transactions that each
   /// pre-locked what the other needs would collide again on every retry, in
-  /// lockstep, whatever their waits (on an H100, one warp of no-steal
-  /// transfers over 64 accounts never finished without it). The stagger must
+  /// lockstep, whatever their waits (one warp of no-steal transfers over a
+  /// few accounts can then run forever). The stagger must
   /// outgrow one pass of the driver's loop, which is slow under
   /// compute-sanitizer: a fixed 1 us cap still livelocked there.
   STM_HD std::uint32_t pause_ns() const {
@@ -164,7 +156,7 @@ class transaction {
       return cm_.pause_ns(core_.tid, core_.attempt, core_.cause);
     } else {
       cm_.on_abort(core_.tid, core_.attempt, core_.cause);
-      return cm::tuning{0, 32u << 15}.backoff_span_ns(core_.tid, core_.attempt);  // cap 2^20 ns, ~1 ms
+      return backoff_span_ns(core_.tid, core_.attempt, 32u << 15);  // cap 2^20 ns, ~1 ms
     }
   }
 
@@ -178,7 +170,10 @@ class transaction {
   STM_HD std::uint32_t thread_id() const { return core_.tid; }
   /// Run the next transactions as logical thread `tid` (their priority).
   /// Only between transactions: this one holds no lock then.
-  STM_HD void set_thread_id(std::uint32_t tid) { core_.tid = tid; }
+  STM_HD void set_thread_id(std::uint32_t tid) {
+    require_thread_id(tid);
+    core_.tid = tid;
+  }
   STM_HD const tx_counters& counters() const { return core_.counters; }
   /// tx_config's Record = true: log this descriptor's attempts into `h`
   /// (stm/history.hpp). Only between transactions.

@@ -1,5 +1,5 @@
-// stm/txtable.hpp - the global transaction table of PR-STM (seed paper,
-// sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
+// stm/txtable.hpp - the global transaction table of PR-STM (Shen et al.,
+// JPDC 2020, sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
 //
 //   stm::txtable<my_tx> table(backend, threads, per_thread);   // owner
 //   ... fill table.data(): thread t's j-th transaction at table.index(t, j)
@@ -15,10 +15,10 @@
 // semantic conflict). Blocks are interleaved: thread t's j-th transaction is
 // entry j * threads + t (index(t, j)), so the 32 threads of a warp that run
 // their j-th transactions load one contiguous run of entries and of state
-// words instead of 32 scattered ones (bank on an H100: contiguous blocks cost
-// the table-driven kernel ~40% against drawing the transactions in the kernel;
-// with drain_blocks() only the first blocks of a warp's lanes are adjacent,
-// the later ones come in whatever order the lanes finish). drain() is the
+// words instead of 32 scattered ones (contiguous blocks made the table-driven
+// bank markedly slower than drawing the transactions in the kernel; with
+// drain_blocks() only the first blocks of a warp's lanes are adjacent, the
+// later ones come in whatever order the lanes finish). drain() is the
 // driver loop of Algorithm 3: the thread
 // runs its block in order; a transaction that commits gets its finish flag; one
 // that meets a semantic conflict (TX_SEMANTIC_ABORT: e.g. a withdrawal that
@@ -33,7 +33,7 @@
 // the other lanes of the warp running their own transactions meanwhile. A
 // body in TX_BEGIN/TX_END retries in place instead, and the lanes of a warp
 // then wait at the end of its retry loop for the lane that needs the most
-// attempts. (H100, bank over 4,096 accounts: see the README's figures.) Some
+// attempts (BENCHMARKS.md compares the two drivers on the bank). Some
 // lanes of a warp run the functor while others pause, so it must not use
 // warp-collective operations (__syncwarp, shuffles, votes) across lanes.
 //
@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "stm/buffer.hpp"
+#include "stm/detail/manager_traits.hpp"
 #include "stm/error.hpp"
 #include "stm/tx.hpp"
 
@@ -102,17 +103,6 @@ struct txtable_policy {
   std::uint32_t idle_backoff_max_ns = 32768; ///< cap of the back-off after a pass that committed nothing
   std::uint32_t semantic_retries = 0;        ///< > 0: retry at once this often, never postpone (GPU-STM)
 };
-
-namespace detail {
-template <class CM, class = void>
-struct semantic_retries_of {
-  static constexpr std::uint32_t value = 0;
-};
-template <class CM>
-struct semantic_retries_of<CM, std::void_t<decltype(CM::semantic_retries)>> {
-  static constexpr std::uint32_t value = static_cast<std::uint32_t>(CM::semantic_retries);
-};
-}  // namespace detail
 
 /// Where one thread's drain() time went, as drain() returns it (diagnosis:
 /// how long an attempt takes against how long the thread pauses).
@@ -166,15 +156,6 @@ STM_HD inline constexpr std::uint32_t make(std::uint32_t status, std::uint32_t c
 inline constexpr std::uint32_t max_conflicts = (1u << 30) - 1;
 }  // namespace txstate
 
-}  // namespace stm
-
-// The mechanics use the types above.
-#include "stm/detail/txtable_drain.hpp"
-#if defined(__CUDACC__)
-#include "stm/detail/txtable_sort.cuh"
-#endif
-
-namespace stm {
 
 /// Trivially copyable view of a table, passed by value into kernels.
 template <class Entry>
@@ -193,40 +174,14 @@ struct txtable_ref {
   /// must be default-constructible. See the file comment. Returns where the
   /// thread's time went (ignore it unless diagnosing).
   template <class Tx, class Run>
-  STM_HD txtable_drain_times drain(Tx& tx, Run&& run, const txtable_policy& p) const {
-    static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
-                  "drain(): the run functor returns nothing; the outcome is read from the transaction");
-    txtable_drain_times times{};
-    drain_blocks(tx, run, p, tx.thread_id(), txtable_blocks{},
-                 [&times](std::uint32_t, const txtable_drain_times& d) { times = d; });
-    return times;
-  }
+  STM_HD txtable_drain_times drain(Tx& tx, Run&& run, const txtable_policy& p) const;
 
   /// drain() for worker `w` of a launch of `blocks.workers` threads: block w,
   /// then the blocks `blocks` hands out, each under its own thread id (the
   /// descriptor's id changes); on_block(t, times) after block t is done.
   template <class Tx, class Run, class OnBlock>
   STM_HD void drain_blocks(Tx& tx, Run&& run, const txtable_policy& p, std::uint32_t w, const txtable_blocks& blocks,
-                           OnBlock&& on_block) const {
-    static_assert(std::is_void_v<decltype(run(std::declval<const Entry&>()))>,
-                  "drain_blocks(): the run functor returns nothing; the outcome is read from the transaction");
-    struct handed {
-      std::uint32_t first;
-      const txtable_blocks* b;
-      std::remove_reference_t<OnBlock>* done;
-      bool given = false;
-      STM_HD std::uint32_t next() {
-        if (!given) {
-          given = true;
-          return first;
-        }
-        if (b->counter == nullptr) return ~0u;  // no counter: one block per worker
-        return b->workers + atomic_ref<std::uint32_t>(*b->counter).fetch_add(1u, memory_order_relaxed);
-      }
-      STM_HD void finished(std::uint32_t t, const txtable_drain_times& d) { (*done)(t, d); }
-    } h{w, &blocks, &on_block};
-    detail::drain_blocks(entries, state, threads, per_thread, tx, run, p, h);
-  }
+                           OnBlock&& on_block) const;
 };
 
 /// What a table's state words say after a launch (audit()).
@@ -269,41 +224,12 @@ class txtable {
 
   /// Stable sort of each block by descending Entry::priority() (0-255).
   template <class Exec>
-  void presort() {
-    static_assert(Exec::where == backend::cpu || Exec::where == backend::gpu);
-    if constexpr (Exec::where == backend::gpu) {
-#if defined(__CUDACC__)
-      detail::presort_blocks_gpu(entries_.data(), threads_, per_thread_);
-#endif
-    } else {
-      Entry* e = entries_.data();
-      std::vector<Entry> blk(per_thread_);
-      for (std::uint32_t t = 0; t < threads_; ++t) {
-        for (std::uint32_t j = 0; j < per_thread_; ++j) blk[j] = e[index(t, j)];
-        std::stable_sort(blk.begin(), blk.end(),
-                         [](const Entry& x, const Entry& y) { return x.priority() > y.priority(); });
-        for (std::uint32_t j = 0; j < per_thread_; ++j) e[index(t, j)] = blk[j];
-      }
-    }
-  }
+  void presort();
 
   /// Recount the state words (and sum value(entry), a trivially copyable STM_HD
   /// functor returning long long, over the committed entries) on the backend.
   template <class Exec, class Value>
-  txtable_audit audit(Value value) const {
-    const std::uint32_t n = threads_;
-    detail::audit_kernel<Entry, Value> k{ref_entries(), state_.data(), audit_.data(), n, per_thread_, value};
-    Exec::run(n, k);
-    const long long* a = audit_.data();
-    txtable_audit out;
-    out.committed = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 0ull * n, n));
-    out.unresolved = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 1ull * n, n));
-    out.committed_after_conflict = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 2ull * n, n));
-    out.conflicts = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(a + 3ull * n, n));
-    out.value = Exec::template sum<long long, long long>(a + 4ull * n, n);
-    out.pending = static_cast<std::uint64_t>(size()) - out.committed - out.unresolved;
-    return out;
-  }
+  txtable_audit audit(Value value) const;
 
  private:
   const Entry* ref_entries() const { return entries_.data(); }
@@ -322,3 +248,5 @@ class txtable {
 static_assert(std::is_trivially_copyable_v<txtable_ref<int>>);
 
 }  // namespace stm
+
+#include "stm/detail/txtable.inl"

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "cmp/prstm.hpp"
 #include "stm/stm.hpp"
 
 namespace {

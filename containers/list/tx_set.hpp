@@ -139,11 +139,7 @@ class tx_set_ref {
 
  private:
   friend class tx_set;
-  STM_HD static void add(tx_counters& into, const tx_counters& c) {
-    into.commits += c.commits;
-    for (std::uint32_t i = 0; i < num_abort_causes; ++i) into.aborts[i] += c.aborts[i];
-    into.steals += c.steals;
-  }
+  STM_HD static void add(tx_counters& into, const tx_counters& c) { into += c; }
   harris_set_ref set_{};
   lock_table_ref locks_{};
 };

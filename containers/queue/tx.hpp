@@ -57,11 +57,7 @@ inline constexpr std::uint32_t txq_slots_at = 32;
 /// Read and write sets one standalone operation needs (head, tail, a slot).
 using txq_config = tx_config<4, 4>;
 
-STM_HD inline void accumulate(tx_counters& into, const tx_counters& c) {
-  into.commits += c.commits;
-  for (std::uint32_t i = 0; i < num_abort_causes; ++i) into.aborts[i] += c.aborts[i];
-  into.steals += c.steals;
-}
+STM_HD inline void accumulate(tx_counters& into, const tx_counters& c) { into += c; }
 }  // namespace detail
 
 template <class T>

@@ -186,11 +186,7 @@ class tx_skiplist_ref {
     r.found = r.succ[0] != node::tail && node::key(r.succ_word[0]) == key;
   }
 
-  STM_HD static void add(tx_counters& into, const tx_counters& c) {
-    into.commits += c.commits;
-    for (std::uint32_t i = 0; i < num_abort_causes; ++i) into.aborts[i] += c.aborts[i];
-    into.steals += c.steals;
-  }
+  STM_HD static void add(tx_counters& into, const tx_counters& c) { into += c; }
 
   detail::towers_ref t_{};
   lock_table_ref locks_{};

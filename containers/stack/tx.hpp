@@ -81,12 +81,7 @@ struct tx_stack_ref {
       }
       TX_END(tx);
     }
-    if (acc) {
-      const tx_counters& c = tx.counters();
-      acc->commits += c.commits;
-      for (std::uint32_t i = 0; i < num_abort_causes; ++i) acc->aborts[i] += c.aborts[i];
-      acc->steals += c.steals;
-    }
+    if (acc) *acc += tx.counters();
     // The sets hold two entries at most: a capacity abort cannot happen.
     if (st == stack_status::ok && kind == op_kind::pop) value = detail::value_of<T>(out);
     return st;

@@ -121,74 +121,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "stm/backoff.hpp"
+#include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_record.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
 #include "stm/stats.hpp"
+#include "stm/tx_config.hpp"
+#include "stm/tx_sets.hpp"
 
 namespace stm {
-
-/// Capacities of a descriptor's sets, and whether reads are validated
-/// incrementally. Opaque = true: every read re-validates the earlier reads, so
-/// the body only ever sees a consistent snapshot (opacity; O(R^2) checks for R
-/// reads). Opaque = false: reads are validated at commit only, and a body may
-/// see values of different moments until then (cheaper for long read sets;
-/// the body must then tolerate arbitrary values without crashing or looping).
-/// Such a read never leaves the body: one that met a final lock is noted and
-/// fails the commit (cause read_locked) before it takes any lock, so the loads
-/// of consecutive reads are in flight together instead of one round trip each;
-/// so, for an update, is one that met a lock word the manager says the commit
-/// would lose on (dooms_read; prstm: a pre-lock of a higher priority; cause
-/// prelock).
-///
-/// With a lock table that keeps the commit clock (the default), an opaque read
-/// re-validates the earlier reads only when an update committed since the last
-/// validation (see the synchronization table below): O(R) per attempt while
-/// nothing commits, the same checks as without a clock otherwise.
-///
-/// Record = true: the descriptor logs its history into a stm::history
-/// (stm/history.hpp; for tests and checking, slower); false costs nothing.
-/// It stays the fourth parameter (positional uses predate escalation).
-///
-/// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
-/// (see "Escalation" below) at its attempt EscalateAfter (0-based) once one
-/// of its attempts read at least EscalateMinReads locations, and at attempt
-/// 4 x EscalateAfter in any case; a descriptor with MaxReads below
-/// EscalateMinReads never does.
-template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true, bool Record = false,
-          std::uint32_t EscalateAfter = 8, std::uint32_t EscalateMinReads = 16>
-struct tx_config {
-  static_assert(MaxReads >= 1 && MaxWrites >= 1, "sets need a capacity of at least one");
-  static_assert(MaxReads <= 65535 && MaxWrites <= 65535, "set capacities are 16-bit");
-  static constexpr std::uint32_t max_reads = MaxReads;
-  static constexpr std::uint32_t max_writes = MaxWrites;
-  static constexpr bool opaque = Opaque;
-  static constexpr bool record = Record;
-  static constexpr std::uint32_t escalate_after = EscalateAfter;
-  static constexpr std::uint32_t escalate_min_reads = EscalateMinReads;
-  /// Whether this descriptor can escalate at all: not when it holds fewer
-  /// reads than EscalateMinReads (small descriptors compile without it).
-  static constexpr bool escalates = EscalateAfter != 0 && EscalateMinReads <= MaxReads;
-};
-
-namespace detail {
-/// cm.dooms_read(word, tid), or false for a manager without it (see
-/// cmp/contention_manager.hpp).
-template <class CM, class = void>
-struct has_dooms_read : std::false_type {};
-template <class CM>
-struct has_dooms_read<CM, std::void_t<decltype(std::declval<const CM&>().dooms_read(0u, 0u))>> : std::true_type {};
-template <class CM>
-STM_HD bool dooms_read(const CM& cm, std::uint32_t word, std::uint32_t tid) {
-  if constexpr (has_dooms_read<CM>::value) return cm.dooms_read(word, tid);
-  else return false;
-}
-}  // namespace detail
-
-/// Outcome of the current attempt.
-enum class tx_status : std::uint32_t { active, committed, aborted, semantic };
-
 namespace detail {
 
 template <class T>
@@ -218,12 +161,7 @@ STM_HD inline T from_bits(std::uint64_t u) {
   return v;
 }
 
-/// Relaxed atomic load/store of a 4- or 8-byte word at addr (size in bytes).
-STM_HD inline std::uint64_t load_word(const void* addr, std::uint32_t size) {
-  if (size == 4)
-    return atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(const_cast<void*>(addr))).load(memory_order_relaxed);
-  return atomic_ref<std::uint64_t>(*static_cast<std::uint64_t*>(const_cast<void*>(addr))).load(memory_order_relaxed);
-}
+/// Relaxed atomic store of a 4- or 8-byte word at addr (size in bytes).
 STM_HD inline void store_word(void* addr, std::uint32_t size, std::uint64_t v) {
   if (size == 4)
     atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(addr)).store(static_cast<std::uint32_t>(v), memory_order_relaxed);
@@ -231,40 +169,9 @@ STM_HD inline void store_word(void* addr, std::uint32_t size, std::uint64_t v) {
     atomic_ref<std::uint64_t>(*static_cast<std::uint64_t*>(addr)).store(v, memory_order_relaxed);
 }
 
-struct read_entry {
-  const void* addr;
-  std::uint64_t value;   // bits read (validated again at commit: version wrap)
-  std::uint32_t lock;    // lock index
-  // The lock word as the read loaded it, kept whole: the version is extracted
-  // where it is compared, not in read(), whose one use of the word is then
-  // the read note (a select). With the 16-bit version extracted here, ptxas
-  // placed that extraction between the two reads of a transfer in some
-  // builds, so the second read's loads waited for the first read: two round
-  // trips instead of one.
-  std::uint32_t word;
-  std::uint8_t size;     // 4 or 8
-  std::uint8_t stolen;   // 1: this entry's lock was pre-locked by us at validation
-  std::uint8_t covered;  // 1: its lock is in our write set (set at commit)
-  std::uint8_t held;     // 1: escalated, this read took its lock as our final lock (released at its version)
-  /// The lock version seen by the read.
-  STM_HD std::uint32_t version() const { return lock_word::version(word); }
-};
-
-struct write_entry {
-  void* addr;
-  std::uint64_t value;
-  std::uint8_t size;
-};
-
-struct lock_entry {
-  std::uint32_t lock;
-  std::uint16_t version;  // version when first written (Algorithm 1, line 20)
-  std::uint8_t state;     // lock_none / lock_pre / lock_final
-};
-inline constexpr std::uint8_t lock_none = 0, lock_pre = 1, lock_final = 2;
-
-/// The descriptor's state. Contention managers see this type (their commit
-/// protocol reads the sets and takes the locks); users see stm::transaction.
+/// The descriptor's state. Contention managers see this type as
+/// stm::tx_descriptor (stm/manager.hpp: their commit protocol reads the sets
+/// and takes the locks); users see stm::transaction.
 template <class Config>
 struct tx_core : tx_recorder<Config> {
   using config = Config;
@@ -298,7 +205,7 @@ struct tx_core : tx_recorder<Config> {
   /// independent entries are in flight together, and every index into the
   /// sets is a compile-time constant: the sets (and the counters) then live in
   /// registers instead of local memory, which at full occupancy does not fit
-  /// in L1 (an H100 bank kernel had a 392-byte stack frame per thread).
+  /// in L1 (results/FINDINGS.md, "Design measurements behind the code").
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
 
   /// f(i) for every i < n of a set of capacity N, in order; stops when f returns
@@ -557,12 +464,11 @@ struct tx_core : tx_recorder<Config> {
   /// escalated attempt runs to its end without waiting for anyone unboundedly).
   STM_HD void begin_escalation() {
     const auto token = table.escalation_word();
-    for (std::uint32_t polls = 0;; ++polls) {
+    for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t expect = 0;
       if (token.load(memory_order_relaxed) == 0 &&
           token.compare_exchange_weak(expect, std::uint64_t(tid) + 1, memory_order_acquire, memory_order_relaxed))
         break;
-      platform::backoff_ns(polls < 8 ? 64u << polls : 16384u);
     }
     escalated = 1;
     ++counters.escalations;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "stm/backoff.hpp"
 #include "stm/detail/lane_pause.hpp"
 #include "stm/platform.hpp"
 
@@ -44,130 +45,162 @@ namespace stm::detail {
 // priority), until next() returns an id >= threads; blocks.finished(t, times)
 // after each. A lane whose block is done takes the next one at once, while
 // the other lanes of its warp go on with theirs.
+//
+// The steps, each a member of drainer below: begin_block() and end_block()
+// around each block, next_entry() (the next pending entry of the pass, or the
+// pass's end: end_pass()), attempt() (one attempt of the current entry) and
+// record() (its outcome into the state word).
 template <class Entry, class Tx, class Run, class Blocks>
-STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
-                         Tx& tx, Run& run, const txtable_policy& p, Blocks& blocks) {
-  std::uint32_t tid = blocks.next();
-  if (count == 0 || tid >= threads) {  // nothing to drain (and no entry 0 to prefetch)
-    for (; tid < threads; tid = blocks.next()) blocks.finished(tid, txtable_drain_times{});
-    return;
-  }
-  txtable_drain_times times;
-  std::uint64_t block_ns = platform::global_ns(), block_ticks = platform::ticks();
-  tx.set_thread_id(tid);
-  auto at = [&](std::uint32_t j) { return txtable_index(tid, j, threads); };
-  auto state_of = [&](std::uint32_t j) {  // owner-only words: see the file comment
-    return atomic_ref<std::uint32_t>(state[at(j)]).load(memory_order_relaxed);
-  };
+struct drainer {
+  const Entry* entries;
+  std::uint32_t* state;
+  std::uint32_t threads, count;
+  Tx& tx;
+  Run& run;
+  const txtable_policy& p;
+  Blocks& blocks;
 
-  std::uint32_t start = 0;  // entries before `start` are all finished (Algorithm 3, line 14)
-  std::uint32_t j = 0;      // the pass's position; the current entry when `have`
-  std::uint32_t idle = 0;   // consecutive passes that committed nothing
+  std::uint32_t tid = 0;        // the block being drained (its logical thread)
+  txtable_drain_times times{};  // of this block
+  std::uint64_t block_ns = 0, block_ticks = 0;
+  std::uint32_t start = 0;      // entries before `start` are all finished (Algorithm 3, line 14)
+  std::uint32_t j = 0;          // the pass's position; the current entry when `have`
   bool any_pending = false, progress = false, have = false;
   Entry e{};
   std::uint32_t conflicts = 0;  // semantic conflicts of the current entry so far
-  Entry next_e = entries[at(0)];
-  std::uint32_t next_s = state_of(0), next_j = 0;  // prefetched entry next_j
-  lane_pause waiting;  // no step before its deadline
+  Entry next_e{};
+  std::uint32_t next_s = 0, next_j = 0;  // prefetched entry next_j and its state word
+  lane_pause waiting;           // no step before its deadline
+  exp_backoff idle{0, 0};       // the pause after a pass that committed nothing
 
-  auto pause = [&](std::uint32_t ns) {
+  STM_HD drainer(const Entry* entries_, std::uint32_t* state_, std::uint32_t threads_, std::uint32_t count_, Tx& tx_,
+                 Run& run_, const txtable_policy& p_, Blocks& blocks_)
+      : entries(entries_), state(state_), threads(threads_), count(count_), tx(tx_), run(run_), p(p_),
+        blocks(blocks_) {}
+
+  STM_HD std::uint64_t at(std::uint32_t i) const { return txtable_index(tid, i, threads); }
+  STM_HD std::uint32_t state_of(std::uint32_t i) const {  // owner-only words: see the file comment
+    return atomic_ref<std::uint32_t>(state[at(i)]).load(memory_order_relaxed);
+  }
+  STM_HD void pause(std::uint32_t ns) {
     times.pause_ns += ns;
     waiting.start(ns);
-  };
+  }
+  /// Idle passes back off from 32 ns, doubling up to idle_backoff_max_ns.
+  STM_HD void reset_idle() {
+    idle = exp_backoff(p.idle_backoff_max_ns < 32u ? p.idle_backoff_max_ns : 32u, p.idle_backoff_max_ns);
+  }
 
-  std::uint32_t live = platform::active_mask();
-  for (;;) {
-    bool done = false;
-    if (!have) {
-      // Next pending entry of the pass; a finished pass starts the next one.
-      for (;;) {
-        if (j == count) {
-          if (start >= count) {  // this block is done: the next one, if any
-            times.ns = platform::global_ns() - block_ns;
-            times.ticks = platform::ticks() - block_ticks;
-            blocks.finished(tid, times);
-            tid = blocks.next();
-            if (tid >= threads) {
-              done = true;
-              break;
-            }
-            times = txtable_drain_times{};
-            block_ns = platform::global_ns();
-            block_ticks = platform::ticks();
-            tx.set_thread_id(tid);
-            start = j = idle = 0;
-            any_pending = progress = false;
-            waiting.clear();
-            next_e = entries[at(0)];
-            next_s = state_of(0);
-            next_j = 0;
-            continue;
-          }
-          if (any_pending && !progress) {
-            // Only postponed entries are left and none resolved: give other
-            // threads time to commit what they need (deposits) first.
-            const std::uint32_t shift = idle < 10 ? idle : 10;
-            std::uint32_t ns = 32u << shift;
-            pause(ns < p.idle_backoff_max_ns ? ns : p.idle_backoff_max_ns);
-            ++idle;
-          } else {
-            idle = 0;
-          }
-          j = start;
-          next_j = count;  // the prefetched state word may have changed since (we wrote it)
-          any_pending = progress = false;
-          break;  // the pass starts after the pause
-        }
-        std::uint32_t s;
-        if (next_j == j) {
-          s = next_s;
-          e = next_e;
-        } else {
-          s = state_of(j);
-          e = entries[at(j)];
-        }
-        if (txstate::status(s) == txstate::pending) {
-          if (j + 1 < count) {
-            next_j = j + 1;
-            next_s = state_of(j + 1);
-            next_e = entries[at(j + 1)];
-          }
-          conflicts = txstate::conflicts(s);
-          have = true;
-          tx.begin();
-          break;
-        }
-        if (!any_pending) start = j + 1;
-        ++j;
-      }
+  /// Start draining block `t`: its clock, its thread id, entry 0 prefetched.
+  STM_HD void begin_block(std::uint32_t t) {
+    tid = t;
+    times = txtable_drain_times{};
+    block_ns = platform::global_ns();
+    block_ticks = platform::ticks();
+    tx.set_thread_id(tid);
+    start = j = 0;
+    any_pending = progress = false;
+    reset_idle();
+    waiting.clear();
+    next_e = entries[at(0)];
+    next_s = state_of(0);
+    next_j = 0;
+  }
+
+  /// The block is done: report it and take the next one. False when none is left.
+  STM_HD bool end_block() {
+    times.ns = platform::global_ns() - block_ns;
+    times.ticks = platform::ticks() - block_ticks;
+    blocks.finished(tid, times);
+    const std::uint32_t t = blocks.next();
+    if (t >= threads) return false;
+    begin_block(t);
+    return true;
+  }
+
+  /// The pass reached the end of the block with entries left: the next pass
+  /// starts at `start`, after a pause when this one resolved none of them.
+  STM_HD void end_pass() {
+    if (any_pending && !progress) {
+      // Only postponed entries are left and none resolved: give other
+      // threads time to commit what they need (deposits) first.
+      pause(idle.next_ns());
+    } else {
+      reset_idle();
     }
-    live = platform::ballot(live, !done);
-    if (done) break;
+    j = start;
+    next_j = count;  // the prefetched state word may have changed since (we wrote it)
+    any_pending = progress = false;
+  }
 
-    // Pausing while other lanes attempt (or every lane pauses: the warp slept
-    // until the first deadline), or a new pass after its pause.
-    if (!lane_turn(live, waiting) || !have) continue;
+  /// Move to the next pending entry of the pass and begin its transaction
+  /// (have = true); at the pass's end, end_pass() (have stays false); at the
+  /// block's end, the next block. False when no block is left.
+  STM_HD bool next_entry() {
+    for (;;) {
+      if (j == count) {
+        if (start >= count) {  // this block is done: the next one, if any
+          if (!end_block()) return false;
+          continue;
+        }
+        end_pass();
+        return true;  // the pass starts after the pause
+      }
+      std::uint32_t s;
+      if (next_j == j) {
+        s = next_s;
+        e = next_e;
+      } else {
+        s = state_of(j);
+        e = entries[at(j)];
+      }
+      if (txstate::status(s) == txstate::pending) {
+        if (j + 1 < count) {  // in flight during this transaction
+          next_j = j + 1;
+          next_s = state_of(j + 1);
+          next_e = entries[at(j + 1)];
+        }
+        conflicts = txstate::conflicts(s);
+        have = true;
+        tx.begin();
+        return true;
+      }
+      if (!any_pending) start = j + 1;
+      ++j;
+    }
+  }
 
+  /// One attempt of the current entry (or until its final outcome, under
+  /// TX_BEGIN/TX_END): a retry pauses as the manager says, a semantic
+  /// conflict under a manager without postponement runs again at once, any
+  /// other outcome is recorded.
+  STM_HD void attempt() {
     const std::uint64_t t0 = platform::ticks();
-    run(e);  // one attempt (TX_ATTEMPT), or until a final outcome (TX_BEGIN/TX_END)
+    run(e);
     times.attempt_ticks += platform::ticks() - t0;
-    tx_outcome r = outcome_of(tx);
+    const tx_outcome r = outcome_of(tx);
     if (r == tx_outcome::retry) {  // a concurrent conflict: the same entry again, after the manager's pause
       pause(tx.pause_ns());
-      continue;
+      return;
     }
     if (r == tx_outcome::semantic && conflicts < p.semantic_retries) {
       ++conflicts;  // a manager without postponement retries a semantic conflict at once
       tx.begin();
-      continue;
+      return;
     }
+    record(r);
+  }
+
+  /// The entry's state word after outcome r: committed; postponed (pending,
+  /// one more conflict), revisited by the next pass; or unresolved.
+  STM_HD void record(tx_outcome r) {
     std::uint32_t w;
     if (r == tx_outcome::committed) {
       w = txstate::make(txstate::committed, conflicts);
       progress = true;
     } else if (r == tx_outcome::semantic && p.semantic_retries == 0 && conflicts + 1 < p.max_postpones &&
                conflicts + 1 < txstate::max_conflicts) {
-      w = txstate::make(txstate::pending, conflicts + 1);  // postponed: revisited next pass
+      w = txstate::make(txstate::pending, conflicts + 1);
       any_pending = true;
     } else {
       w = txstate::make(txstate::unresolved, r == tx_outcome::semantic ? conflicts + 1 : conflicts);
@@ -176,6 +209,28 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
     if (!any_pending) start = j + 1;
     ++j;
     have = false;
+  }
+};
+
+template <class Entry, class Tx, class Run, class Blocks>
+STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32_t threads, std::uint32_t count,
+                         Tx& tx, Run& run, const txtable_policy& p, Blocks& blocks) {
+  std::uint32_t tid = blocks.next();
+  if (count == 0 || tid >= threads) {  // nothing to drain (and no entry 0 to prefetch)
+    for (; tid < threads; tid = blocks.next()) blocks.finished(tid, txtable_drain_times{});
+    return;
+  }
+  drainer<Entry, Tx, Run, Blocks> d(entries, state, threads, count, tx, run, p, blocks);
+  d.begin_block(tid);
+  std::uint32_t live = platform::active_mask();
+  for (;;) {
+    const bool done = !d.have && !d.next_entry();
+    live = platform::ballot(live, !done);
+    if (done) break;
+    // Pausing while other lanes attempt (or every lane pauses: the warp slept
+    // until the first deadline), or a new pass after its pause.
+    if (!lane_turn(live, d.waiting) || !d.have) continue;
+    d.attempt();
   }
 }
 

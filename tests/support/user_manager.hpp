@@ -1,5 +1,5 @@
 // tests/support/user_manager.hpp - a contention manager written only in the
-// tests, against the documented interface (cmp/contention_manager.hpp) and
+// tests, against the documented interface (stm/manager.hpp) and
 // nothing else. The manager tests (tests/cmp) and the recorded-history tests
 // (tests/history) run it beside the built-in ones.
 #pragma once
@@ -7,14 +7,13 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cmp/contention_manager.hpp"
-#include "stm/detail/tx_core.hpp"
 #include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 
 namespace stm_test {
 
-// Against the documented interface (cmp/contention_manager.hpp) and nothing
+// Against the documented interface (stm/manager.hpp) and nothing
 // else: take the final lock of every write directly at commit, in ascending
 // lock order (no pre-lock phase, no priorities), abort on any held lock,
 // validate after a seq_cst fence, randomized exponential back-off. It counts
@@ -24,9 +23,9 @@ struct user_direct_lock {
   std::uint32_t hooks = 0;
 
   STM_HD bool wait_on_locked(std::uint32_t polls) const { return polls < 4; }
-  // Randomized, doubling up to 1 ms (the interface's tuning::backoff).
+  // Randomized, doubling up to 1 ms (stm/backoff.hpp).
   STM_HD void on_abort(std::uint32_t tid, std::uint32_t attempt, stm::abort_cause) const {
-    stm::cm::tuning{0, 1000000}.backoff(tid, attempt);
+    stm::platform::backoff_ns(stm::backoff_span_ns(tid, attempt, 1000000));
   }
   STM_HD void on_start() { hooks = 0; }
   template <class Core>
@@ -40,8 +39,8 @@ struct user_direct_lock {
     // Ascending lock order: a committer blocked on lock L is blocked by one
     // whose next lock is above L, so every chain of blocked committers ends at
     // one that holds all its locks. In write order (from, to), cycles of partial
-    // lockings aborted each other: 2,048 H100 threads over four accounts
-    // committed nothing for minutes.
+    // lockings abort each other, and a few accounts under thousands of threads
+    // commit nothing for minutes (results/FINDINGS.md).
     for (std::uint32_t k = 1; k < tx.n_locks; ++k)
       for (std::uint32_t j = k; j > 0 && tx.locks[j].lock < tx.locks[j - 1].lock; --j) {
         const auto t = tx.locks[j];
@@ -54,7 +53,7 @@ struct user_direct_lock {
       if (!tx.table.word(e.lock).compare_exchange_strong(expect, stm::lock_word::make_locked(e.version, tx.tid),
                                                          stm::memory_order_relaxed))
         return fail(tx, stm::abort_cause::lock);
-      e.state = stm::detail::lock_final;
+      e.state = stm::lock_final;
     }
     tx.write_set_claimed();  // (K) of a commit clock, if the table keeps one: before the validation
     // Final locks before read validation; pairs with this same fence of every
@@ -72,7 +71,7 @@ struct user_direct_lock {
         const std::uint32_t w = tx.table.word(r.lock).load(stm::memory_order_relaxed);
         if (!stm::lock_word::is_free(w) || stm::lock_word::version(w) != r.version()) return fail(tx, stm::abort_cause::validation);
       }
-      if (stm::detail::load_word(r.addr, r.size) != r.value) return fail(tx, stm::abort_cause::validation);
+      if (stm::load_word(r.addr, r.size) != r.value) return fail(tx, stm::abort_cause::validation);
     }
     return true;
   }

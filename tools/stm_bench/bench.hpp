@@ -4,7 +4,7 @@
 // GPU side, <name>_gpu.cu) that registers itself:
 //
 //   static bench::registrar reg({
-//     "bank", "PR-STM bank transfers (seed paper, section 4.1)",
+//     "bank", "PR-STM bank transfers (PR-STM paper, section 4.1)",
 //     {bench::integer("accounts", "2621440", 2, 0xFFFFFFFF, "number of accounts"),   // its own options
 //      bench::toggle("presort", "sort each block first"),
 //      bench::common_threads(stm::lock_word::max_threads),                           // common options it uses

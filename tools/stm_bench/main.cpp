@@ -354,7 +354,11 @@ plan resolve(const invocation& inv) {
                            " s, above the bound of " + std::to_string(int(max_timed_seconds)) + " s");
   if (!p.out.empty()) check_out_path(p.out);
 
-  o.backend = stm::parse_backend(inv.backend);
+  try {
+    o.backend = stm::parse_backend(inv.backend);
+  } catch (const stm::usage_error& e) {  // the library speaks of its API; the option is --backend
+    throw stm::usage_error("--backend " + inv.backend + ": " + e.what());
+  }
   o.device = stm::device_name(o.backend);
   o.full_occupancy = stm::full_occupancy(o.backend);
   // The estimate first: validation may read input files, whose size it bounds.

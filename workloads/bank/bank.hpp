@@ -75,7 +75,7 @@
 #include "stm/tx_macros.hpp"
 #include "stm/txtable.hpp"
 
-namespace workloads::bank {
+namespace stm::workloads::bank {
 
 /// Which code runs the table's transactions (see the file comment).
 enum class driver : std::uint8_t { table, loop, for_each };
@@ -501,6 +501,100 @@ template <class CM>
 struct log_capacity<CM, std::void_t<decltype(CM::log_capacity)>>
     : std::integral_constant<std::uint32_t, static_cast<std::uint32_t>(CM::log_capacity)> {};
 
+/// The generator's thresholds on a 32-bit draw: R% of the slots are queries
+/// and P% of the update slots are in pairs (a pair fills two slots).
+struct mix {
+  std::uint32_t query, pair;
+};
+/// Fraction f of the 32-bit range, saturated.
+inline std::uint32_t threshold(double f) {
+  const double t = f * 4294967296.0;
+  return t >= 4294967295.0 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(t);
+}
+inline mix mix_of(const config& c) {
+  // Unit probabilities of a query, a pair and a single transfer.
+  const double R = c.read_only / 100.0, P = c.semantic / 100.0;
+  const double wq = R, wp = (1 - R) * P / 2, ws = (1 - R) * (1 - P), sum = wq + wp + ws;
+  mix m;
+  m.query = R >= 1 ? 0xFFFFFFFFu : threshold(wq / sum);
+  m.pair = R >= 1 ? 0xFFFFFFFFu : (P >= 1 && R <= 0) ? 0xFFFFFFFFu : threshold((wq + wp) / sum);
+  return m;
+}
+
+/// Add one launch's spread of the threads' drain times, and where they went.
+inline void add_thread_times(outcome& out, const std::vector<thread_times>& tt) {
+  std::vector<unsigned long long> ns(tt.size());
+  double total = 0, attempts = 0, pauses = 0;
+  for (std::size_t i = 0; i < tt.size(); ++i) {
+    ns[i] = tt[i].ns;
+    total += double(tt[i].ns);
+    // Ticks to ns by the thread's own ratio (the SM clock varies with load).
+    if (tt[i].ticks > 0) attempts += double(tt[i].attempt_ticks) * double(tt[i].ns) / double(tt[i].ticks);
+    pauses += double(tt[i].pause_ns);
+  }
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  out.thread_seconds_p50 += double(ns[ns.size() / 2]) * 1e-9;
+  out.thread_seconds_max += double(*std::max_element(ns.begin(), ns.end())) * 1e-9;
+  out.thread_seconds_mean += total / double(tt.size()) * 1e-9;
+  out.thread_seconds_total += total * 1e-9;
+  out.attempt_seconds += attempts * 1e-9;
+  out.pause_seconds += pauses * 1e-9;
+}
+
+/// Add one launch's table audit.
+inline void add_audit(outcome& out, const stm::txtable_audit& a) {
+  out.table.committed += a.committed;
+  out.table.unresolved += a.unresolved;
+  out.table.pending += a.pending;
+  out.table.committed_after_conflict += a.committed_after_conflict;
+  out.table.conflicts += a.conflicts;
+  out.table.value += a.value;
+}
+
+/// Add what the table of one launch holds: its semantic-capable entries and
+/// its queries (count_kernel: two arrays of threads partial counts).
+template <class Exec>
+void add_table_counts(outcome& out, stm::txtable<bank_tx>& table, stm::buffer<long long>& per_thread) {
+  const std::uint32_t n = table.threads();
+  Exec::run(n, count_kernel{table.data(), table.per_thread(), per_thread.data(), n});
+  out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), n));
+  out.queries += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data() + n, n));
+}
+
+/// The balances after the run: their total and how many are negative.
+template <class Exec>
+void read_balances(outcome& out, stm::buffer<int>& balance, std::uint32_t workers) {
+  const auto accounts = static_cast<std::uint32_t>(balance.size());
+  out.total = Exec::template sum<int, long long>(balance.data(), accounts);
+  stm::buffer<long long> neg(Exec::where, workers);
+  Exec::run(workers, negative_kernel{balance.data(), accounts, workers, neg.data()});
+  out.negative = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(neg.data(), workers));
+}
+
+/// The run's verdict from its final state: money conserved, no negative
+/// balance, every table entry committed once or unresolved, every lock free,
+/// the semantic conflicts counted alike by the transactions and the table,
+/// no audit saw a wrong total. out.verified and out.message.
+inline void judge(outcome& out, const config& c) {
+  const std::uint64_t sem_aborts = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
+  const bool money = out.total == out.expected;
+  const bool once = out.table.pending == 0 && out.table.committed == out.stats.commits &&
+                    out.table.committed + out.table.unresolved == out.transactions;
+  const bool conflicts = sem_aborts == out.table.conflicts;
+  out.verified = money && out.negative == 0 && once && out.locks_free && conflicts && out.wrong_totals == 0;
+  out.message = "total " + std::to_string(out.total) + " (expected " + std::to_string(out.expected) +
+                " = initial + committed deposits - withdrawals), " + std::to_string(out.negative) +
+                " negative balances, " + std::to_string(out.table.committed) + " committed + " +
+                std::to_string(out.table.unresolved) + " unresolved + " + std::to_string(out.table.pending) +
+                " pending of " + std::to_string(out.transactions) + " (commit counter " +
+                std::to_string(out.stats.commits) + "), semantic conflicts " + std::to_string(sem_aborts) +
+                " (table saw " + std::to_string(out.table.conflicts) + "), lock table " +
+                (out.locks_free ? "free" : "NOT free");
+  if (c.read_all > 0)
+    out.message += ", " + std::to_string(out.audits) + " audits committed, " + std::to_string(out.wrong_totals) +
+                   " wrong totals";
+}
+
 /// One run with descriptor configuration Cfg (see run() below).
 template <class Exec, class CM, class Cfg>
 outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
@@ -525,26 +619,14 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   stm::buffer<long long> per_thread(where, 2ull * c.threads);
   stm::buffer<thread_times> times(where, c.threads);
 
-  // Unit probabilities so that R% of the slots are queries and P% of the
-  // update slots are in pairs (a pair fills two slots).
-  const double R = c.read_only / 100.0, P = c.semantic / 100.0;
-  const double wq = R, wp = (1 - R) * P / 2, ws = (1 - R) * (1 - P), sum = wq + wp + ws;
-  auto threshold = [](double f) {
-    const double t = f * 4294967296.0;
-    return t >= 4294967295.0 ? 0xFFFFFFFFu : static_cast<std::uint32_t>(t);
-  };
-  const std::uint32_t t_query = R >= 1 ? 0xFFFFFFFFu : threshold(wq / sum);
-  const std::uint32_t t_pair = R >= 1 ? 0xFFFFFFFFu : (P >= 1 && R <= 0) ? 0xFFFFFFFFu : threshold((wq + wp) / sum);
-
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
-  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, t_query, t_pair, c.seed, 0,
+  const mix m = mix_of(c);
+  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, m.query, m.pair, c.seed, 0,
                       c.read_all > 0 ? std::max(1u, threshold(c.read_all / 100.0)) : 0u, groups, c.audit_size};
   // As many workers as stay resident, each draining block after block (see
-  // stm::txtable_blocks): at full occupancy 270,336 logical threads would run
-  // in four waves of 67,584, and a thread block held its place until its
-  // slowest thread was done (about three times the median thread at 4,096
-  // accounts). H100, 4,096 accounts, full occupancy: prstm 239 -> 243 M tx/s,
-  // backoff 191 -> 217 M (results/bank_fences_ab.jsonl).
+  // stm::txtable_blocks): when more logical threads are launched than stay
+  // resident they run in waves, and a thread block holds its place until its
+  // slowest thread is done (results/bank_fences_ab.jsonl measures the gain).
   stm::buffer<std::uint32_t> handed(where, 1);
   const std::uint32_t drainers =
       c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Cfg>>(c.threads) : c.threads;
@@ -576,38 +658,10 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
     if (c.presort) table.template presort<Exec>();
     table.reset();
-    // What this table holds (not timed).
-    Exec::run(c.threads, count_kernel{table.data(), c.tpt, per_thread.data(), c.threads});
-    out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), c.threads));
-    out.queries += static_cast<std::uint64_t>(
-        Exec::template sum<long long, long long>(per_thread.data() + c.threads, c.threads));
+    add_table_counts<Exec>(out, table, per_thread);  // not timed
     out.seconds += launch();
-    {  // not timed: the spread of the threads' drain times, and where they went
-      const std::vector<thread_times> tt = times.to_vector();
-      std::vector<unsigned long long> ns(tt.size());
-      double total = 0, attempts = 0, pauses = 0;
-      for (std::size_t i = 0; i < tt.size(); ++i) {
-        ns[i] = tt[i].ns;
-        total += double(tt[i].ns);
-        // Ticks to ns by the thread's own ratio (the SM clock varies with load).
-        if (tt[i].ticks > 0) attempts += double(tt[i].attempt_ticks) * double(tt[i].ns) / double(tt[i].ticks);
-        pauses += double(tt[i].pause_ns);
-      }
-      std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
-      out.thread_seconds_p50 += double(ns[ns.size() / 2]) * 1e-9;
-      out.thread_seconds_max += double(*std::max_element(ns.begin(), ns.end())) * 1e-9;
-      out.thread_seconds_mean += total / double(tt.size()) * 1e-9;
-      out.thread_seconds_total += total * 1e-9;
-      out.attempt_seconds += attempts * 1e-9;
-      out.pause_seconds += pauses * 1e-9;
-    }
-    const stm::txtable_audit a = table.template audit<Exec>(money_of{});
-    out.table.committed += a.committed;
-    out.table.unresolved += a.unresolved;
-    out.table.pending += a.pending;
-    out.table.committed_after_conflict += a.committed_after_conflict;
-    out.table.conflicts += a.conflicts;
-    out.table.value += a.value;
+    add_thread_times(out, times.to_vector());  // not timed
+    add_audit(out, table.template audit<Exec>(money_of{}));
     out.transactions += table.size();
     if (on_progress && c.seconds > 0) on_progress(out.seconds / c.seconds);
   } while (out.seconds < c.seconds);
@@ -619,33 +673,12 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
     out.audit_attempts = a[1];
     out.wrong_totals = a[2];
   }
-  out.total = Exec::template sum<int, long long>(balance.data(), c.accounts);
+  read_balances<Exec>(out, balance, workers);
   out.expected = initial_total + out.table.value;
-  {
-    stm::buffer<long long> neg(where, workers);
-    Exec::run(workers, negative_kernel{balance.data(), c.accounts, workers, neg.data()});
-    out.negative = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(neg.data(), workers));
-  }
   out.locks_free = true;
   for (std::uint32_t w : locks.snapshot()) out.locks_free &= stm::lock_word::is_free(w);
 
-  const std::uint64_t sem_aborts = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
-  const bool money = out.total == out.expected;
-  const bool once = out.table.pending == 0 && out.table.committed == out.stats.commits &&
-                    out.table.committed + out.table.unresolved == out.transactions;
-  const bool conflicts = sem_aborts == out.table.conflicts;
-  out.verified = money && out.negative == 0 && once && out.locks_free && conflicts && out.wrong_totals == 0;
-  out.message = "total " + std::to_string(out.total) + " (expected " + std::to_string(out.expected) +
-                " = initial + committed deposits - withdrawals), " + std::to_string(out.negative) +
-                " negative balances, " + std::to_string(out.table.committed) + " committed + " +
-                std::to_string(out.table.unresolved) + " unresolved + " + std::to_string(out.table.pending) +
-                " pending of " + std::to_string(out.transactions) + " (commit counter " +
-                std::to_string(out.stats.commits) + "), semantic conflicts " + std::to_string(sem_aborts) +
-                " (table saw " + std::to_string(out.table.conflicts) + "), lock table " +
-                (out.locks_free ? "free" : "NOT free");
-  if (c.read_all > 0)
-    out.message += ", " + std::to_string(out.audits) + " audits committed, " + std::to_string(out.wrong_totals) +
-                   " wrong totals";
+  judge(out, c);
   return out;
 }
 
@@ -681,4 +714,4 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   return detail::run<Exec, CM, tx_config_of<false>>(c, cm, on_progress);
 }
 
-}  // namespace workloads::bank
+}  // namespace stm::workloads::bank

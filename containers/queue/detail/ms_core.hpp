@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "containers/queue/status.hpp"
+#include "stm/backoff.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::detail {
@@ -48,12 +49,9 @@ inline constexpr std::uint32_t ms_control_words = 48;
 /// Exponential back-off after a failed CAS (32 ns doubling to 2 us on the GPU,
 /// a yield on the CPU): the usual remedy for a hot CAS word, which keeps the
 /// baseline fair.
-struct ms_backoff {
-  std::uint32_t ns = 32;
-  STM_HD void pause() {
-    platform::backoff_ns(ns);
-    if (ns < 2048) ns *= 2;
-  }
+struct ms_backoff : exp_backoff {
+  STM_HD ms_backoff() : exp_backoff(32, 2048) {}
+  STM_HD void pause() { wait(); }
 };
 
 struct ms_core {

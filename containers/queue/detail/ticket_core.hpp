@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "containers/queue/status.hpp"
+#include "stm/backoff.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::detail {
@@ -85,11 +86,10 @@ struct ticket_core {
 
   /// Wait until ids[slot] == want, or the queue is closed (false).
   STM_HD bool wait_turn(std::uint32_t slot, std::uint32_t want) const {
-    std::uint32_t ns = backoff_min_ns;
+    exp_backoff b(backoff_min_ns, backoff_max_ns);
     while (id(slot).load(memory_order_acquire) != want) {  // pairs with (E)/(D) of the previous holder
       if (is_closed()) return false;
-      platform::backoff_ns(ns);
-      ns = ns * 2 > backoff_max_ns ? backoff_max_ns : ns * 2;
+      b.wait();
     }
     return true;
   }

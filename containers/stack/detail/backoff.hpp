@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "stm/backoff.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::stack {
@@ -17,15 +18,10 @@ struct backoff_config {
 };
 
 namespace detail {
-struct backoff {
-  std::uint32_t ns, max_ns, seed;
-  STM_HD backoff(const backoff_config& c, std::uint32_t tid) : ns(c.min_ns), max_ns(c.max_ns), seed(tid * 2654435761u + 1u) {}
-  STM_HD void wait() {
-    seed = seed * 1664525u + 1013904223u;
-    const std::uint32_t jitter = ns ? (seed >> 8) % ns : 0u;
-    platform::backoff_ns(ns / 2 + jitter);
-    ns = ns * 2 < max_ns ? ns * 2 : max_ns;
-  }
+/// The library's back-off (stm/backoff.hpp), jittered by the thread id.
+struct backoff : exp_backoff {
+  STM_HD backoff(const backoff_config& c, std::uint32_t tid)
+      : exp_backoff(exp_backoff::jittered(c.min_ns, c.max_ns, tid)) {}
 };
 }  // namespace detail
 }  // namespace stm::stack

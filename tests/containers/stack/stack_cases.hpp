@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "cmp/prstm.hpp"
 #include "containers/stack/stack.hpp"
 #include "stm/stm.hpp"
 

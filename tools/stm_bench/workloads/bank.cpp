@@ -1,5 +1,5 @@
 // stm_bench --workload bank: the PR-STM bank over the global transaction table
-// (seed paper, sections 3.3-3.4 and 4.1-4.3): deposits, withdrawals, transfers
+// (PR-STM paper, Shen et al. JPDC 2020, sections 3.3-3.4 and 4.1-4.3): deposits, withdrawals, transfers
 // and balance queries; semantic conflicts postponed (prstm) or retried (a
 // manager with semantic_retries, e.g. gpustm). --driver loop|for run the same
 // table from kernels written with TX_BEGIN/TX_END or TX_FOR instead.
@@ -11,16 +11,16 @@
 
 namespace bench_bank {
 
-workloads::bank::outcome run_cpu(const workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+stm::workloads::bank::outcome run_cpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) {
-    return workloads::bank::run<stm::cpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
+    return stm::workloads::bank::run<stm::cpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
   });
 }
 
 namespace {
 
-workloads::bank::config make_config(const bench::options& o) {
-  workloads::bank::config c;
+stm::workloads::bank::config make_config(const bench::options& o) {
+  stm::workloads::bank::config c;
   c.accounts = static_cast<std::uint32_t>(o.get_u64("accounts"));  // ranges: the declarations below
   c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
   c.tpt = static_cast<std::uint32_t>(o.get_u64("tpt"));
@@ -30,7 +30,7 @@ workloads::bank::config make_config(const bench::options& o) {
   c.semantic = o.get_percent("semantic");
   c.read_only = o.get_percent("read-only");
   c.presort = o.get_bool("presort");
-  c.drive = workloads::bank::parse_driver(o.get("driver"));
+  c.drive = stm::workloads::bank::parse_driver(o.get("driver"));
   c.read_all = o.get_percent("read-all");
   c.audit_size = static_cast<std::uint32_t>(o.get_u64("audit-size"));  // at most 4096: its declaration
   c.opaque = o.get_bool("opaque");
@@ -49,21 +49,21 @@ workloads::bank::config make_config(const bench::options& o) {
 
 void validate(const bench::options& o) {
   const auto c = make_config(o);
-  workloads::bank::check_on(c, o.backend);
+  stm::workloads::bank::check_on(c, o.backend);
   if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
     stm::cm::dispatch(o.cm, [&](auto m) {
       using CM = decltype(m);
-      if constexpr (workloads::bank::detail::log_capacity<CM>::value != 0)
-        if (c.audit_size > workloads::bank::detail::log_capacity<CM>::value)
+      if constexpr (stm::workloads::bank::detail::log_capacity<CM>::value != 0)
+        if (c.audit_size > stm::workloads::bank::detail::log_capacity<CM>::value)
           throw stm::usage_error("--audit-size is at most " +
-                                 std::to_string(workloads::bank::detail::log_capacity<CM>::value) + " under --cm " +
+                                 std::to_string(stm::workloads::bank::detail::log_capacity<CM>::value) + " under --cm " +
                                  CM::name + " (its lock log)");
       return 0;
     });
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
-// The buffers of workloads::bank::run: balances, lock words (spread), the
+// The buffers of stm::workloads::bank::run: balances, lock words (spread), the
 // table (entry + state word), per-thread sums, drain times and audit partials;
 // on the host, the drain times and their sort keys.
 bench::resources estimate(const bench::options& o) {
@@ -73,17 +73,17 @@ bench::resources estimate(const bench::options& o) {
   bench::resources r;
   r.device_bytes = bench::bytes({{c.accounts, sizeof(int)},
                                  {locks, spread, 4},
-                                 {c.threads, c.tpt, sizeof(workloads::bank::bank_tx) + 4},
-                                 {c.threads, 2 * 8 + sizeof(workloads::bank::thread_times) + 5 * 8},
+                                 {c.threads, c.tpt, sizeof(stm::workloads::bank::bank_tx) + 4},
+                                 {c.threads, 2 * 8 + sizeof(stm::workloads::bank::thread_times) + 5 * 8},
                                  {1 << 20}});
-  r.host_bytes = bench::bytes({{c.threads, sizeof(workloads::bank::thread_times) + 8}});
+  r.host_bytes = bench::bytes({{c.threads, sizeof(stm::workloads::bank::thread_times) + 8}});
   r.lower = "--accounts, --threads or --tpt";
   return r;
 }
 
 std::vector<bench::result> run(const bench::options& o) {
   const auto c = make_config(o);
-  workloads::bank::outcome out;
+  stm::workloads::bank::outcome out;
 #if STM_WITH_CUDA
   if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm, o.tune);
   else
@@ -98,7 +98,7 @@ std::vector<bench::result> run(const bench::options& o) {
   r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
   r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
-  r.str("driver", workloads::bank::driver_name(c.drive));
+  r.str("driver", stm::workloads::bank::driver_name(c.drive));
   r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
   r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
   r.integer("transactions", static_cast<std::int64_t>(out.transactions));
@@ -121,7 +121,7 @@ std::vector<bench::result> run(const bench::options& o) {
   // Where the drain time went: the share in attempts, the share in pauses the
   // manager (or an idle pass) asked for, and the mean length of one attempt
   // (the table's drain measures them; the kernel forms do not).
-  if (c.drive == workloads::bank::driver::table) {
+  if (c.drive == stm::workloads::bank::driver::table) {
     const double all = out.thread_seconds_total, attempts = double(out.stats.commits + out.stats.total_aborts());
     r.num("time_in_attempts", all > 0 ? out.attempt_seconds / all : 0.0);
     r.num("time_paused", all > 0 ? out.pause_seconds / all : 0.0);
@@ -135,7 +135,7 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"bank",
                       "PR-STM bank: deposits, withdrawals, transfers, queries over the global transaction table "
-                      "(seed paper, sections 3.3-4.3)",
+                      "(PR-STM paper, sections 3.3-4.3)",
                       {bench::integer("accounts", "2621440", 2, 0xFFFFFFFFull, "number of 4-byte accounts (10 MB by default)"),
                        bench::integer("tpt", "64", 1, 1000000,
                                       "transactions per thread (one table; timed mode: per launch); threads x tpt at most 2^32"),

@@ -5,9 +5,9 @@
 #include "stm/launch.cuh"
 
 namespace bench_bank {
-workloads::bank::outcome run_gpu(const workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) {
-    return workloads::bank::run<stm::gpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
+    return stm::workloads::bank::run<stm::gpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
   });
 }
 }  // namespace bench_bank

@@ -174,11 +174,11 @@ std::vector<bench::result> run(const bench::options& o) {
 }
 
 bench::registrar reg({"list",
-                      "sorted linked lists (harris, bucketed, tx) and seed 004's insert-after replay (harris, indexed)",
+                      "sorted linked lists (harris, bucketed, tx) and an insert-after file replay (harris, indexed)",
                       {bench::integer("keys", "10000", 1, 1u << 26, "key range of the mix: keys 0..N-1, about half present at the start"),
                        bench::text("mix", "20/20/60", "insert/remove/contains: three whole percentages summing to 100"),
-                       bench::text("nodes-file", "", "seed 004 listnodes.txt (with --ops-file: replay mode; a regular file of at most 2^32 bytes)"),
-                       bench::text("ops-file", "", "seed 004 operations.txt (a regular file of at most 2^32 bytes)"),
+                       bench::text("nodes-file", "", "initial nodes, listnodes.txt format (with --ops-file: replay mode; a regular file of at most 2^32 bytes)"),
+                       bench::text("ops-file", "", "operations, operations.txt format (a regular file of at most 2^32 bytes)"),
                        bench::common_threads(0xFFFFFFFFull),
                        bench::common_ops(1ull << 31, "operations of the mix (harris: ops x keys at most 2^38)"),
                        bench::choice("impl", "all", {"harris", "bucketed", "tx", "indexed", "all"},

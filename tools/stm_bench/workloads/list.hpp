@@ -1,4 +1,4 @@
-// stm_bench --workload list: the sorted-set mix and seed 004's file replay,
+// stm_bench --workload list: the sorted-set mix and the insert-after file replay,
 // written once over an execution policy (list.cpp: CPU, list_gpu.cu: GPU).
 #pragma once
 

@@ -1,6 +1,6 @@
 // stm_bench --workload stack: the four stacks of containers/stack/ side by side.
 //
-//   stm_bench --workload stack --impl all --ops 1000000              (seed 000's table, one op per thread)
+//   stm_bench --workload stack --impl all --ops 1000000              (one op per thread)
 //   stm_bench --workload stack --impl sharded --threads full --ops 27033600 --push-ratio 50
 #include "stack.hpp"
 
@@ -28,7 +28,7 @@ config make_config(const bench::options& o) {
   c.cm = o.cm;
   c.seed = o.seed;
   c.ops = o.ops(o.backend == stm::backend::gpu ? 1000000u : 100000u);
-  // Default: one operation per thread (seed 000's scalability test) on the GPU.
+  // Default: one operation per thread (a scalability test) on the GPU.
   const std::uint64_t dflt = o.backend == stm::backend::gpu ? c.ops : std::min<std::uint64_t>(c.ops, 64);
   c.threads = o.threads(static_cast<std::uint32_t>(std::min<std::uint64_t>(dflt, 0xFFFFFFFFull)));
   if (c.threads > c.ops)
@@ -124,7 +124,7 @@ std::vector<bench::result> run(const bench::options& o) {
 }
 
 bench::registrar reg({"stack",
-                      "concurrent stacks: treiber (seed 000; treiber-single: without warp batching), scan (seed 001), sharded (fast), tx (STM)",
+                      "concurrent stacks: treiber (Treiber; treiber-single: without warp batching), scan (South's scan stack), sharded (fast), tx (STM)",
                       {bench::integer("push-ratio", "50", 0, 100, "percentage of operations that push"),
                        bench::integer("prefill", "auto", 0, 1ull << 31, "values pushed before the timed run (auto: half of --ops)",
                                       {"auto"}),

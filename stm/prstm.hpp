@@ -1,0 +1,334 @@
+// stm/prstm.hpp - PR-STM's priority rule (Shen, Sharp, Davison et al., "A
+// general purpose contention manager for software transactions on the GPU",
+// JPDC 2020, Algorithm 2; first in Shen et al., Euro-Par 2015): the default
+// contention manager of stm::transaction. cmp/ names it stm::cm::prstm among
+// the other managers (cmp/registry.hpp).
+//
+// Commit protocol of a transaction with priority p (its logical thread id;
+// lower wins):
+//   1. tryPreLock: for each lock of the write set, CAS it to pre-locked(p)
+//      unless its version moved, it is final-locked, or a higher priority
+//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it),
+//      but only once no lock of the write set refuses us (a steal dooms its
+//      victim, which is waste if we then abort on another lock).
+//   (C) seq_cst fence (or, when every read is of a location we write, the
+//      acquire fence (P) of stm/detail/tx_core.hpp).
+//   2. validate the read set: same version, not final-locked, same value. A
+//      read location pre-locked by a higher priority aborts us; one pre-locked
+//      by a lower priority is stolen, so that its writer fails step 3 (without
+//      this, two transactions that each read what the other writes could both
+//      commit: write skew).
+//   3. tryLock: CAS each pre-lock to the final lock; a failed CAS means a
+//      higher priority stole it: release everything and abort.
+//   (A) release fence, issued right behind the step-3 CASes (before their
+//      results are looked at), so its round trip overlaps theirs.
+// Then the core writes back, fences (B) and releases with the version bumped.
+//
+// Why (C): steps 1 and 2 are a store-then-load pattern across two locations
+// (Dekker). The fence pairs with the same fence of every other committer: of
+// two transactions that each pre-lock what the other reads, at least one sees
+// the other's pre-lock in step 2.
+//
+// Progress: the highest-priority running transaction is only aborted by a
+// transaction that has committed or holds final locks (and finishes without
+// waiting), so the system as a whole always makes progress; no thread ever
+// waits on a pre-lock, so lock-step warps cannot deadlock.
+//
+// Differences from the paper: an aborted attempt pauses a randomized,
+// exponentially growing time before it retries (see pause_ns); step 1 steals
+// only when every lock of the write set can still be had. Two runtime
+// knobs (manager_tuning, stm/manager.hpp): an access that finds a final lock may poll it a few
+// times (its owner only writes back and releases; off by default), and the
+// cap of the pause (--cm-backoff).
+//
+// Mechanics: for small sets the CASes of each step and the loads of the
+// validation are issued as one batch (independent, so in flight together);
+// only the entries whose first try failed go through the careful loop. The
+// value checks of reads of locations we write go out with the final-lock
+// CASes of step 3.
+#pragma once
+
+#include <cstdint>
+
+#include "stm/lock_word.hpp"
+#include "stm/manager.hpp"
+#include "stm/platform.hpp"
+
+namespace stm {
+
+struct prstm : manager_base {
+  static constexpr const char* name = "prstm";
+
+  // The paper retries at once. We pause a randomized time that doubles from
+  // 32 ns per consecutive abort (manager_tuning::backoff_span_ns), capped at
+  // default_backoff_ns unless the tuning sets the cap, for two reasons:
+  // - a yield point, so that the lane of the same warp that holds the
+  //   pre-locks we lost to gets scheduled: retrying in a tight loop lets the
+  //   lanes of one warp starve that lane (many lanes on one STM-backed stack
+  //   or queue);
+  // - thinning out the contenders: at full occupancy over a few thousand
+  //   locations, tens of thousands of resident threads compete for a few
+  //   thousand disjoint transactions, and every retry that is bound to lose
+  //   delays one that would win.
+  // The cap trades that against the tail: a kernel ends with its slowest
+  // thread, and a thread that lost many times in a row sleeps up to the cap.
+  // 1 ms was the best cap of those measured, for the bank under both drivers
+  // and for the containers, whose runs last tens of milliseconds
+  // (results/prstm_pause_default_ab.jsonl, results/bank_driver_variants.jsonl;
+  // results/FINDINGS.md, "Design measurements behind the code").
+  static constexpr std::uint32_t default_backoff_ns = 1000000;
+  STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
+    return tune.backoff_span_ns(tid, attempt, default_backoff_ns);
+  }
+
+  template <class Core>
+  STM_HD bool acquire(Core& tx) const {
+    // The steps report failure; the one exit below releases (every inlined
+    // copy of the release code costs registers, and the descriptor must stay
+    // in registers).
+    abort_cause cause = abort_cause::prelock;
+    // A read whose lock we now hold as a pre-lock needs no look at the lock
+    // word: our pre-lock CAS saw it free at the version of the write entry, and
+    // nobody can commit it without stealing, which step 3 detects. Which reads
+    // those are depends on the sets alone, so step 1 calls mark_covered before
+    // it tests its CAS results (unrolled path; the general one after its first
+    // pass), not after step 1: the pre-locks are held that much shorter.
+    // (Computed ahead of the CASes it waits for nothing, so it is not tied
+    // below them: that measured slower.)
+    bool all_covered = true, covered_ok = true;
+    bool ok = prelock_all(tx, [&] { covered_ok = tx.mark_covered(all_covered); });
+    if (ok) tx.write_set_claimed();  // (K) of a commit clock: before the validation (stm/detail/tx_core.hpp)
+    if (ok && !(ok = covered_ok)) cause = abort_cause::validation;
+    // (C) pre-locks before read validation; pairs with (C) of every other
+    // committer. Needed only for reads of locations we do not write (Dekker).
+    // Otherwise (P): the covered values are checked after our pre-lock CASes
+    // (tx_core.hpp); (C) orders them as well.
+    if (ok && !all_covered) {
+      platform::fence_seq_cst();
+      if (!(ok = validate_uncovered(tx))) cause = abort_cause::validation;
+    } else if (ok) {
+      platform::fence_acquire();
+    }
+    if (ok) ok = lock_and_check_covered(tx, cause);
+    return ok ? true : tx.abort_releasing(cause);
+  }
+
+  // acquire() executes (A) after the final-lock CASes (lock_and_check_covered).
+  // A derived manager whose acquire() does not must set this to false.
+  static constexpr bool fences_final_locks = true;
+
+  // A read that finds a pre-lock of a higher priority dooms an update's
+  // attempt: step 1 refuses that lock if we write the location, step 2 aborts
+  // us if we only read it, unless its owner gives it up first. A non-opaque
+  // read notes it, and the update fails before it takes any lock (cause
+  // prelock) instead of pre-locking its other locations and stopping other
+  // transactions meanwhile. (A read-only commit ignores the note: it takes no
+  // lock and its validation does not look at pre-locks.)
+  STM_HD static bool dooms_read(std::uint32_t word, std::uint32_t tid) {
+    return lock_word::is_prelocked(word) && lock_word::owner(word) < tid;
+  }
+
+ private:
+
+  // Step 1 must give up at this word: its version moved since our read, it is
+  // final-locked, or a higher priority pre-locked it.
+  template <class Core>
+  STM_HD static bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) {
+    namespace lw = lock_word;
+    return lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid);
+  }
+
+  // Step 1 for lock entry e, starting from the observed word `cur`.
+  template <class Core>
+  STM_HD static bool prelock_one(Core& tx, lock_entry& e, std::uint32_t cur) {
+    namespace lw = lock_word;
+    const auto word = tx.table.word(e.lock);
+    for (;;) {
+      if (refuses(tx, e, cur)) return false;
+      if (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid) break;  // already ours
+      if (word.compare_exchange_weak(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
+        if (lw::is_prelocked(cur)) ++tx.counters.steals;
+        break;
+      }
+    }
+    e.state = lock_pre;
+    return true;
+  }
+
+  // Step 1 in two passes. The first takes every lock that is free at its
+  // version (one CAS each, in flight together for small sets) and steals
+  // nothing. If any lock it missed refuses us, the attempt aborts there: a
+  // steal makes its victim fail step 3, which is waste when we cannot commit
+  // either. Only then does the second pass steal the lower-priority pre-locks
+  // (a word may still change in between, so a steal followed by a refusal
+  // remains possible, but only in that race).
+  // in_flight(): work that does not depend on the CAS results. The unrolled
+  // path runs it once every first CAS is issued, before any result is tested;
+  // the general path, which tests each result as it goes, after its first
+  // pass.
+  template <class Core, class InFlight>
+  STM_HD static bool prelock_all(Core& tx, InFlight&& in_flight) {
+    namespace lw = lock_word;
+    if constexpr (Core::unrolled) {
+      constexpr std::uint32_t W = Core::config::max_writes;
+      std::uint32_t seen[W] = {};
+      std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
+      bool refused = false;
+      // The common case: every lock free at its version. Every CAS is issued
+      // before any result is tested (one round trip for the batch): with the
+      // test beside its CAS, the machine code waits for each CAS before
+      // issuing the next.
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks) {
+          const auto& e = tx.locks[k];
+          seen[k] = lw::make_unlocked(e.version);  // the CAS leaves the word's old value here
+          tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
+                                                        memory_order_relaxed);
+        }
+      in_flight();
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks) {
+          auto& e = tx.locks[k];
+          platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
+          if (seen[k] == lw::make_unlocked(e.version)) e.state = lock_pre;
+          else failed |= 1u << k;
+        }
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (failed >> k & 1u) refused |= refuses(tx, tx.locks[k], seen[k]);
+      if (refused) return false;
+      // The careful loop once, not per entry (register pressure): the entry
+      // travels by value through constant-index get/put. Skipped as a whole
+      // in the common case (every first CAS won): otherwise the machine code
+      // runs its W iterations anyway, lane by lane, between the pre-locks and
+      // the final locks.
+      if (failed != 0) {
+        STM_NO_UNROLL
+        for (std::uint32_t k = 0; k < W; ++k)
+          if (failed >> k & 1u) {
+            lock_entry e = Core::get(tx.locks, k);
+            if (!prelock_one(tx, e, Core::get(seen, k))) return false;
+            Core::put(tx.locks, k, e);
+          }
+      }
+    } else {
+      bool missed = false;
+      for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
+        auto& e = tx.locks[k];
+        std::uint32_t seen = lw::make_unlocked(e.version);
+        if (tx.table.word(e.lock).compare_exchange_strong(seen, lw::make_prelocked(e.version, tx.tid),
+                                                          memory_order_relaxed))
+          e.state = lock_pre;
+        else if (refuses(tx, e, seen))
+          return false;
+        else
+          missed = true;
+      }
+      in_flight();
+      if (missed)
+        for (std::uint32_t k = 0; k < tx.n_locks; ++k)
+          if (tx.locks[k].state != lock_pre &&
+              !prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
+            return false;
+    }
+    return true;
+  }
+
+  // Step 2 for read entry r, starting from the observed word `cur` and value.
+  template <class Core>
+  STM_HD static bool validate_one(Core& tx, read_entry& r, std::uint32_t cur, std::uint64_t value) {
+    namespace lw = lock_word;
+    const auto word = tx.table.word(r.lock);
+    for (;;) {
+      if (lw::version(cur) != r.version() || lw::is_locked(cur) || value != r.value) return false;
+      if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid) return true;
+      if (lw::owner(cur) < tx.tid) return false;  // a higher priority will write it
+      if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version(), tx.tid), memory_order_relaxed)) {
+        r.stolen = 1;  // its lower-priority writer now fails its final lock
+        ++tx.counters.steals;
+        return true;
+      }
+      value = load_word(r.addr, r.size);  // the word moved: look at both again
+    }
+  }
+
+  // Step 2 for the reads we do not write (covered reads: see below).
+  template <class Core>
+  STM_HD static bool validate_uncovered(Core& tx) {
+    return Core::template each<Core::config::max_reads>(tx.n_reads, [&](std::uint32_t i) {
+      auto& r = tx.reads[i];
+      return r.covered ||
+             validate_one(tx, r, tx.table.word(r.lock).load(memory_order_relaxed), load_word(r.addr, r.size));
+    });
+  }
+
+  // Step 3, and step 2 for the covered reads: for them step 2 is only the
+  // value check (a body's load may have missed the write-back of the version
+  // it saw, or the version wrapped), and since we hold their pre-locks
+  // (nobody can commit these locations without stealing, which makes our
+  // final-lock CAS fail) their value loads and the final-lock CASes can be in
+  // flight together: one round trip less. Fence (A) follows the CASes before
+  // any result is looked at, so that its round trip can overlap theirs (a
+  // failed attempt pays a fence it did not need; final-lock CASes rarely
+  // fail). The results are tested through platform::fence_anchor, which keeps
+  // the test of the first CAS's result below the fence (else the warp waits
+  // for that CAS before it issues the fence).
+  // On either failure acquire() releases everything, final locks included;
+  // `cause` says which.
+  template <class Core>
+  STM_HD static bool lock_and_check_covered(Core& tx, abort_cause& cause) {
+    namespace lw = lock_word;
+    constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
+    bool values_ok = true, locked = true;
+    if constexpr (Core::unrolled) {
+      std::uint64_t value[R] = {};
+      std::uint32_t seen[W] = {};
+      platform::fence_anchor anchor;  // the CAS results are tested below (A)
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < R; ++i)
+        if (i < tx.n_reads && tx.reads[i].covered) value[i] = load_word(tx.reads[i].addr, tx.reads[i].size);
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks) {
+          const auto& e = tx.locks[k];
+          seen[k] = lw::make_prelocked(e.version, tx.tid);  // the CAS leaves the word's old value here
+          tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_locked(e.version, tx.tid), memory_order_relaxed);
+        }
+      platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+      const std::uint32_t zero = anchor.zero();
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < R; ++i)
+        if (i < tx.n_reads && tx.reads[i].covered) values_ok &= value[i] == tx.reads[i].value;
+      STM_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (k < tx.n_locks) {
+          auto& e = tx.locks[k];
+          if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = lock_final;
+          else locked = false;
+        }
+    } else {
+      Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
+        const auto& r = tx.reads[i];
+        if (r.covered) values_ok &= load_word(r.addr, r.size) == r.value;
+        return true;
+      });
+      Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+        auto& e = tx.locks[k];
+        std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+        if (tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                          memory_order_relaxed))
+          e.state = lock_final;
+        else
+          locked = false;
+        return true;
+      });
+      platform::fence_release();  // (A), as above
+    }
+    cause = locked ? abort_cause::validation : abort_cause::lock;  // lock: stolen by a higher priority
+    return locked && values_ok;
+  }
+};
+
+}  // namespace stm
