@@ -5,8 +5,10 @@
 //   stm::list::harris_set fast(stm::backend::gpu, 1 << 20, {0, 9999, 2500});  // 2500 buckets over keys 0..9999
 //   auto s = set.ref();                       // trivially copyable, pass by value
 //   // in a kernel or CPU thread body:
-//   stm::list::op_status st = s.insert(key);  // ok | exists | pool_exhausted
-//   s.remove(key);  s.contains(key);
+//   stm::op_status st = s.insert(tid, key);   // ok | exists | full (pool exhausted)
+//   s.remove(tid, key);                        // ok | not_found
+//   s.contains(tid, key);                      // ok (present) | not_found
+//   (tid: the caller's thread id, which every container takes first; unused here)
 //   // on the host, between launches (quiescent point):
 //   set.reclaim();                             // unlinked nodes become free again
 //
@@ -20,7 +22,7 @@
 //  - Memory is reclaimed at quiescent points: a node unlinked during a launch
 //    is reused only after reclaim(), called on the host when no kernel uses
 //    the set (detail/node_pool.hpp). Between two reclaim() calls at most
-//    `capacity` inserts can take a node; the next one gets pool_exhausted,
+//    `capacity` inserts can take a node; the next one gets full,
 //    never a node that a traversal may still hold.
 //  - Buckets (the faster variant, "bucketed"): with a key-range hint the list
 //    gets one permanent sentinel node per bucket, and an operation starts its
@@ -30,7 +32,7 @@
 //    outside the hint are valid and land in the first or last bucket.
 //
 // Differences from std::set: fixed capacity, no iterators during a launch
-// (to_vector() on the host at a quiescent point), insert reports a status.
+// (contents() on the host at a quiescent point), insert reports a status.
 #pragma once
 
 #include <algorithm>
@@ -56,8 +58,8 @@ struct bucket_hint {
 /// Device/thread handle of a harris_set (trivially copyable).
 class harris_set_ref {
  public:
-  /// Insert key: ok, exists, or pool_exhausted.
-  STM_HD op_status insert(std::uint32_t key) const {
+  /// Insert key: ok, exists, or full (no free node until reclaim()).
+  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint32_t start = bucket_start(key);
     std::uint32_t fresh = node::head;  // a node we took and have not linked yet
     for (;;) {
@@ -68,7 +70,7 @@ class harris_set_ref {
       }
       if (fresh == node::head) {
         fresh = pool_.allocate();
-        if (fresh == node::head) return op_status::pool_exhausted;
+        if (fresh == node::head) return op_status::full;
       }
       // Plain store: the node is private until the CAS below publishes it.
       pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);
@@ -78,7 +80,7 @@ class harris_set_ref {
   }
 
   /// Remove key: ok or not_found.
-  STM_HD op_status remove(std::uint32_t key) const {
+  STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint32_t start = bucket_start(key);
     for (;;) {
       const detail::window w = detail::search(pool_, start, at_least{order(key, false)});
@@ -92,14 +94,15 @@ class harris_set_ref {
     }
   }
 
-  /// True when key is present (wait-free walk; no unlinking).
-  STM_HD bool contains(std::uint32_t key) const {
+  /// ok when key is present, else not_found (wait-free walk; no unlinking).
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint64_t target = order(key, false);
     std::uint32_t t = node::next(pool_.load(bucket_start(key)));
     for (;;) {
-      if (t == node::tail) return false;
+      if (t == node::tail) return op_status::not_found;
       const node::word_t w = pool_.load(t);
-      if (order_of(w) >= target) return !node::marked(w) && !node::flag(w) && node::key(w) == key;
+      if (order_of(w) >= target)
+        return !node::marked(w) && !node::flag(w) && node::key(w) == key ? op_status::ok : op_status::not_found;
       t = node::next(w);
     }
   }
@@ -108,6 +111,7 @@ class harris_set_ref {
 
  private:
   friend class harris_set;
+  template <class, class>
   friend class tx_set_ref;
   friend class tx_set;
   // Order of the list: (key, sentinel before user node); the tail is last.
@@ -202,12 +206,7 @@ class harris_set {
   }
 
   /// Quiescent point: the keys in list order (sentinels left out).
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("harris_set: " + e);
-    return out;
-  }
+  std::vector<std::uint32_t> contents() const { return detail::checked_contents(*this, "harris_set"); }
 
   /// Quiescent point: check the structure. Empty string when sound, else what
   /// is wrong: a cycle, a marked node reachable, keys out of order, a reachable
