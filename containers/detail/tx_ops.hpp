@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -45,7 +45,7 @@ STM_HD inline void add_counters(tx_counters& into, const tx_counters& c) {
 /// move, so refs taken before a move stay valid.
 class tx_locks {
  public:
-  explicit tx_locks(lock_table own) : own_(std::move(own)) {}
+  explicit tx_locks(lock_table own) : own_(std::make_unique<lock_table>(std::move(own))) {}
   tx_locks(backend where, const lock_table& shared) : shared_(&shared) {
     if (shared.where() != where) throw usage_error("a container and the lock table it shares must live on the same backend");
   }
@@ -59,7 +59,7 @@ class tx_locks {
   }
 
  private:
-  std::optional<lock_table> own_;
+  std::unique_ptr<lock_table> own_;  // a pointer: the owner moves, the table does not
   const lock_table* shared_ = nullptr;
 };
 

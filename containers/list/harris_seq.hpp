@@ -1,5 +1,6 @@
 // containers/list/harris_seq.hpp - stm::list::harris_seq: the positional list
-// of seed 004 (insert-after-value, remove-value) as a lock-free Harris list.
+// of Liu, Pak and Guerrero ("A Lock-Free Concurrent Linked List Library on
+// GPU": insert-after-value, remove-value) as a lock-free Harris list.
 //
 //   stm::list::harris_seq seq(stm::backend::gpu, capacity);
 //   seq.assign({5, 4, 3, 2, 1});               // host, quiescent: the initial sequence
@@ -14,7 +15,7 @@
 //  - insert_after(t, n): when t is present, n is placed immediately after t
 //    (ok); when t is absent, nothing changes (not_found); full when
 //    no node is free. PRECONDITION: n is not present (this variant does not
-//    pay a second walk to check it; indexed variants and the seed-file replay
+//    pay a second walk to check it; indexed variants and the replay of its data files
 //    do). Linearization point: the CAS that links n behind t's unmarked word.
 //  - remove(v): marks v's node (linearization point) and unlinks it before
 //    returning; not_found when v is absent.
@@ -135,23 +136,12 @@ class harris_seq {
   /// As harris_set::check, without the order check (the order is positional)
   /// and with a check that values are distinct.
   std::string check(std::vector<std::uint32_t>* values = nullptr) const {
-    return detail_check(pool_, values);
-  }
-
-  static std::string detail_check(const detail::node_pool& pool, std::vector<std::uint32_t>* values) {
-    const auto w = pool.words();
-    std::vector<char> reach(w.size(), 0);
-    std::uint64_t users = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t < pool.sentinels() || t >= w.size()) return "next index " + std::to_string(t) + " is not a user node";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      if (node::marked(w[t])) return "marked node " + std::to_string(t) + " (value " + std::to_string(node::key(w[t])) + ") reachable";
-      if (node::flag(w[t])) return "node " + std::to_string(t) + " still flagged";
-      ++users;
-      if (values) values->push_back(node::key(w[t]));
-    }
-    return pool.account(std::move(reach), users);
+    return detail::check_list(pool_, pool_.sentinels(), [&](std::uint32_t t, node::word_t w, bool&) -> std::string {
+      if (node::marked(w)) return "marked node " + std::to_string(t) + " (value " + std::to_string(node::key(w)) + ") reachable";
+      if (node::flag(w)) return "node " + std::to_string(t) + " still flagged";
+      if (values) values->push_back(node::key(w));
+      return "";
+    });
   }
 
  private:

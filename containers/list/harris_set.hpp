@@ -213,31 +213,27 @@ class harris_set {
   /// node in the free ring, or nodes lost (reachable + free + retired must be
   /// the capacity).
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const {
-    const auto w = pool_.words();
-    std::vector<char> reach(w.size(), 0);
-    std::uint64_t last = 0, users = 0;
+    std::uint64_t last = 0;
     bool first = true;
     std::uint32_t sentinels_seen = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t >= w.size()) return "next index " + std::to_string(t) + " outside the pool";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      if (node::marked(w[t])) return "marked node " + std::to_string(t) + " (key " + std::to_string(node::key(w[t])) + ") reachable";
-      const std::uint64_t o = harris_set_ref::order_of(w[t]);
+    std::string e = detail::check_list(pool_, 2, [&](std::uint32_t t, node::word_t w, bool& counts) -> std::string {
+      if (node::marked(w)) return "marked node " + std::to_string(t) + " (key " + std::to_string(node::key(w)) + ") reachable";
+      const std::uint64_t o = harris_set_ref::order_of(w);
       if (!first && o <= last) return "keys out of order at node " + std::to_string(t);
       first = false;
       last = o;
-      if (node::flag(w[t])) {
+      if (node::flag(w)) {
         ++sentinels_seen;
-        if (t < 2 || t >= pool_.sentinels()) return "node " + std::to_string(t) + " is flagged as a sentinel but is a user node";
+        counts = false;
+        if (t >= pool_.sentinels()) return "node " + std::to_string(t) + " is flagged as a sentinel but is a user node";
       } else {
         if (t < pool_.sentinels()) return "sentinel " + std::to_string(t) + " lost its flag";
-        ++users;
-        if (keys) keys->push_back(node::key(w[t]));
+        if (keys) keys->push_back(node::key(w));
       }
-    }
-    if (sentinels_seen + 1 != ref_.buckets_) return "bucket sentinels missing from the list";
-    return pool_.account(std::move(reach), users);
+      return "";
+    });
+    if (e.empty() && sentinels_seen + 1 != ref_.buckets_) e = "bucket sentinels missing from the list";
+    return e;
   }
 
   /// Free nodes (what the next inserts will take), at a quiescent point.

@@ -1,5 +1,5 @@
-// containers/list/indexed_seq.hpp - stm::list::indexed_seq: seed 004's
-// positional list (insert-after-value, remove-value) with a value -> node
+// containers/list/indexed_seq.hpp - stm::list::indexed_seq: the positional
+// list of Liu, Pak and Guerrero (harris_seq.hpp) (insert-after-value, remove-value) with a value -> node
 // index, so that every operation finds its node in O(1) instead of walking
 // the list (harris_seq walks half of it on average).
 //
@@ -234,26 +234,20 @@ class indexed_seq {
   /// node still pending, a value twice, a present value the index does not map
   /// to its node, or node accounting (linked + free + retired != capacity).
   std::string check(std::vector<std::uint32_t>* values = nullptr) const {
-    const auto w = pool_.words();
     const auto slots = slots_.to_vector();
     detail::value_index_ref host = ref_.index_;
     host.slots = const_cast<std::uint64_t*>(slots.data());
-    std::vector<char> reach(w.size(), 0);
     std::unordered_set<std::uint32_t> seen;
-    std::uint64_t linked = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t < 2 || t >= w.size()) return "next index " + std::to_string(t) + " is not a user node";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      ++linked;
-      if (pending(w[t])) return "node " + std::to_string(t) + " is still pending after the launch";
-      if (node::marked(w[t])) continue;
-      const std::uint32_t v = node::key(w[t]);
+    // Removed nodes stay linked until reclaim(): they count, and are skipped.
+    return detail::check_list(pool_, 2, [&](std::uint32_t t, node::word_t w, bool&) -> std::string {
+      if (pending(w)) return "node " + std::to_string(t) + " is still pending after the launch";
+      if (node::marked(w)) return "";
+      const std::uint32_t v = node::key(w);
       if (!seen.insert(v).second) return "value " + std::to_string(v) + " is present twice";
       if (host.find(v) != t) return "the index does not map present value " + std::to_string(v) + " to its node";
       if (values) values->push_back(v);
-    }
-    return pool_.account(std::move(reach), linked);
+      return "";
+    });
   }
 
  private:

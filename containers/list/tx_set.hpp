@@ -144,11 +144,7 @@ class tx_set_ref {
   /// empties the slot for the next transaction.
   template <class Tx>
   STM_HD void settle(const Tx& tx, node_slot& slot) const {
-    const bool took_effect = tx.committed() && slot.attempt == tx.attempts() + 1;
-    // An insert's node that no committed attempt linked was never published;
-    // a remove's node unlinked by the committed attempt is ours to retire.
-    if (slot.node != node::head && (slot.unlinks ? took_effect : !took_effect)) pool().retire(slot.node);
-    slot = node_slot{};
+    detail::settle(pool(), tx, slot);
   }
 
   /// The lock table its transactions use (build composed transactions on it).

@@ -16,8 +16,8 @@
 //    dequeue completes, so full can be reported while up to (dequeues in
 //    progress) items are leaving.
 //  - Every operation must win a CAS on one hot word (tail, head, the free
-//    list top): on a GPU with many threads it is slow by design (ANCHORS: one
-//    hot CAS word caps near a million operations per second). Use
+//    list top), so the operations of a launch serialize on those words: slow
+//    by design with many threads (BENCHMARKS.md has the figures). Use
 //    stm::queue::ticket_queue for speed; this queue is the reference point.
 //
 // Differences from std::queue: bounded by its pool, concurrent, items are

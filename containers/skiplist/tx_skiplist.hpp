@@ -154,9 +154,7 @@ class tx_skiplist_ref {
   /// slot), whatever its outcome (node_slot says what it does).
   template <class Tx>
   STM_HD void settle(const Tx& tx, node_slot& slot) const {
-    const bool took_effect = tx.committed() && slot.attempt == tx.attempts() + 1;
-    if (slot.node != node::head && (slot.unlinks ? took_effect : !took_effect)) t_.pool.retire(slot.node);
-    slot = node_slot{};
+    list::detail::settle(t_.pool, tx, slot);
   }
 
   /// The lock table its transactions use (build composed transactions on it).

@@ -1,13 +1,15 @@
-// containers/stack/scan.hpp - the Scan Stack of seed 001 (South 2022): an
+// containers/stack/scan.hpp - the Scan Stack of Noah South (2022), as Azad,
+// Sehgal and Patel implement it on a GPU ("Scan Stack: A Search-based
+// Concurrent Stack for GPU", 2025): an
 // array stack without a top pointer. Threads find the top by scanning cells
 // that are EMPTY, INVALID (popped, not yet re-validated) or hold a value.
 //
 //   stm::stack::scan<int> s(stm::backend::gpu, 1 << 16);
 //   auto r = s.ref();   ... r.exec(tid, kind, v) / r.push(tid, v) / r.pop(tid, v)
 //
-// Mechanics (as in the seed): the lowest-area scan jumps `granularity` cells at
+// Mechanics (as in their implementation): the lowest-area scan jumps `granularity` cells at
 // a time to the first EMPTY one, starting from a shared hint of the last top
-// (the seed's "dynamic LA" future work; the hint only speeds the search up),
+// (their "dynamic LA" future work; the hint only speeds the search up),
 // then steps to the exact boundary (first EMPTY cell with an EMPTY cell
 // above: a single EMPTY cell below values is a hole, see step-over). Both
 // operations then lower the boundary over the EMPTY and INVALID cells right
@@ -16,7 +18,7 @@
 // one and CASes the first value cell to INVALID. A lost CAS sends the thread to grid-wide
 // elimination-backoff (detail/exchanger.hpp) before it rescans. Before all
 // of this, exec() pairs pushes with pops inside the warp (detail/warp.hpp).
-// Block-level elimination of the seed needs every thread of a block at a
+// Their block-level elimination needs every thread of a block at a
 // __syncthreads(), which a per-thread call cannot promise: it is not provided.
 //
 // Guarantees
@@ -24,7 +26,7 @@
 //    (every cell changes only by CAS).
 //  - Lock-free (a lost CAS means another operation won one; an offer in an
 //    elimination slot is withdrawn after config.offer_ns).
-//  - NOT linearizable. The seed's step-over problem remains: a re-validation
+//  - NOT linearizable. Their step-over problem remains: a re-validation
 //    (INVALID -> EMPTY) racing with a push into the cell above leaves an EMPTY
 //    hole below a value; a later push may fill the hole (below a value pushed
 //    earlier) and a pop that starts below a hole does not see values above it

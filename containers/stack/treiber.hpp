@@ -1,5 +1,7 @@
-// containers/stack/treiber.hpp - the lock-free linked-list stack of seed 000
-// (Treiber stack over a node pool, 64-bit tagged index, tagged free list),
+// containers/stack/treiber.hpp - the lock-free linked-list stack of Treiber
+// (IBM RJ 5118, 1986) as Azad, Sehgal and Patel put it on a GPU ("Lock-Free
+// Linked-List Stack using CAS for GPU": a node pool, 64-bit tagged index,
+// tagged free list),
 // with jittered exponential back-off, warp elimination + warp batching, and
 // grid-wide elimination of whole batches.
 //
@@ -40,7 +42,7 @@
 // pop's CAS on the slot, while both calls are in progress; a pop that returns
 // empty at its read of an empty top.
 //
-// New over the seed's stack: back-off, warp elimination and batching, fresh
+// New over their GPU stack: back-off, warp elimination and batching, fresh
 // nodes before the free list (a push batch walks no list while the pool has
 // never-used nodes), and grid-wide elimination of batches (treiber_config:
 // slots_per_sm, offer_ns; slots_per_sm = 0 turns it off).
@@ -123,7 +125,7 @@ struct treiber_ref {
     return got;
   }
 
-  /// The seed's per-thread operation (plus back-off and grid-wide
+  /// The per-thread operation of Azad, Sehgal and Patel's stack (plus back-off and grid-wide
   /// elimination), without warp elimination or batching. For comparison.
   STM_HD op_status exec_single(std::uint32_t tid, op_kind kind, T& value) const {
     if (kind == op_kind::push) return push_bulk(tid, &value, 1) == 1 ? op_status::ok : op_status::full;

@@ -277,6 +277,42 @@ class node_pool {
   std::uint32_t levels_ = 1;
 };
 
+/// What tx_set's and tx_skiplist's settle() do with a node_slot once the
+/// transaction tx has ended: an insert's node that no committed attempt
+/// linked was never published and goes back (retired, free after reclaim());
+/// a remove's node unlinked by the committed attempt is retired. Then the
+/// slot is empty.
+template <class Tx>
+STM_HD inline void settle(const pool_ref& pool, const Tx& tx, node_slot& slot) {
+  const bool took_effect = tx.committed() && slot.attempt == tx.attempts() + 1;
+  if (slot.node != node::head && (slot.unlinks ? took_effect : !took_effect)) pool.retire(slot.node);
+  slot = node_slot{};
+}
+
+/// Quiescent point: the structure check every list of this folder shares.
+/// Walks level 0 from the head and reports an index outside [lowest, pool
+/// size) or a cycle; calls visit(i, word, counts) for each reachable node i,
+/// which returns a fault ("" when none) and clears `counts` for a node that
+/// is not a user node of the list (a bucket sentinel); then the node
+/// accounting of node_pool::account. "" when everything holds.
+template <class Visit>
+std::string check_list(const node_pool& pool, std::uint32_t lowest, Visit&& visit) {
+  const auto w = pool.words();
+  std::vector<char> reach(w.size(), 0);
+  std::uint64_t users = 0;
+  for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
+    if (t >= w.size()) return "next index " + std::to_string(t) + " outside the pool";
+    if (t < lowest) return "next index " + std::to_string(t) + " is not a user node";
+    if (reach[t]) return "cycle at node " + std::to_string(t);
+    reach[t] = 1;
+    bool counts = true;
+    const std::string e = visit(t, w[t], counts);
+    if (!e.empty()) return e;
+    users += counts;
+  }
+  return pool.account(std::move(reach), users);
+}
+
 /// Quiescent point: what list `l` holds, in its order, as l.check() collects
 /// it; logic_error naming `what` when check() finds the structure unsound.
 /// (Every list and skiplist's contents().)
