@@ -46,7 +46,8 @@ enum class op_status : std::uint32_t {
   exists,     ///< insert: the key is already present
   not_found,  ///< remove: the key is absent; contains: absent; insert_after: the target is absent
   capacity,   ///< a transactional operation overflowed its read or write set (nothing changed)
-  aborted,    ///< an operation on a caller's transaction: that transaction aborted (TX_END retries it)
+  aborted,    ///< an operation on a caller's transaction: that transaction aborted (leave the body;
+              ///< TX_END retries it, and TX_SEMANTIC_ABORT on an aborted transaction changes nothing)
   busy,       ///< a non-waiting ticket-queue call: another caller holds the slot it needs; try again
   closed,     ///< the ticket queue was closed: this and every later call fails
   rejected,   ///< push of a value the (scan) stack reserves

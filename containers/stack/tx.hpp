@@ -31,14 +31,19 @@
 //  - Values: any trivially copyable 4- or 8-byte T; nothing reserved.
 //  - full / empty end a one-shot transaction without retry (semantic abort).
 //
-// Composition: a transaction that uses several containers (and the caller's
-// own words) must be built on the one lock table they all use: construct them
-// with the same `shared` lock_table and build the transaction on r.locks().
-// Any address maps to a lock of a table (stm/lock_table.hpp), so the caller's
-// words need no table of their own, but while such transactions run every
-// access to those words goes through transactions on that same table. The
-// caller's descriptor must have room for everything (push and pop: 1 read,
-// 2 writes) and be opaque (the default).
+// Composition (the same for tx_stack, tx_queue, tx_set and tx_skiplist): a
+// transaction that uses several containers (and the caller's own words) must
+// be built on the one lock table they all use: construct them with the same
+// `shared` lock_table and build the transaction on r.locks(). A transaction
+// spans one table only: a container with a table of its own cannot join a
+// transaction on another, because its one-shot operations would not see the
+// composed ones' locks. Any address maps to a lock of a table
+// (stm/lock_table.hpp), so the caller's words need no table of their own, but
+// while such transactions run every access to those words goes through
+// transactions on that same table. The caller's descriptor must have room for
+// everything (push: 1 read, 2 writes; pop: 2 reads, 1 write) and be opaque
+// (the default; the operations static_assert it), and its manager should be
+// the one the handles were given.
 #pragma once
 
 #include <cstdint>
