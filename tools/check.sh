@@ -50,7 +50,7 @@ if [ "$perturb" = 1 ]; then
   # and then a short sleep): interleavings that natural runs almost never
   # produce. The linearizability tests check 500 histories per container here.
   echo "== schedule-perturbation build (STM_PERTURB) of the CPU linearizability, container, bank and STM tests =="
-  programs="list_lin_tests_cpu list_tests_cpu skiplist_lin_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu bank_tests_cpu core_tests_cpu cmp_tests_cpu history_tests_cpu long_tx_tests_cpu"
+  programs="list_lin_tests_cpu list_tests_cpu skiplist_lin_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu compose_tests_cpu bank_tests_cpu core_tests_cpu cmp_tests_cpu history_tests_cpu long_tx_tests_cpu"
   cmake -S . -B build-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTM_ENABLE_CUDA=OFF -DSTM_PERTURB=ON
   # shellcheck disable=SC2086
   cmake --build build-perturb -j "$jobs" --target $programs

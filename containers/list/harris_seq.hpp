@@ -1,20 +1,21 @@
 // containers/list/harris_seq.hpp - stm::list::harris_seq: the positional list
-// of seed 004 (insert-after-value, remove-value) as a lock-free Harris list.
+// of Liu, Pak and Guerrero ("A Lock-Free Concurrent Linked List Library on
+// GPU": insert-after-value, remove-value) as a lock-free Harris list.
 //
 //   stm::list::harris_seq seq(stm::backend::gpu, capacity);
 //   seq.assign({5, 4, 3, 2, 1});               // host, quiescent: the initial sequence
 //   auto s = seq.ref();
-//   s.insert_after(2, 6);                      // device: 6 right after the node holding 2
-//   s.remove(1);  s.contains(3);
-//   seq.reclaim();  seq.to_vector();           // host, between launches
+//   s.insert_after(tid, 2, 6);                 // device: 6 right after the node holding 2
+//   s.remove(tid, 1);  s.contains(tid, 3);     // (tid: the caller's thread id; unused here)
+//   seq.reclaim();  seq.contents();            // host, between launches
 //
 // Meaning (sequential specification; every operation is linearizable):
 //  - The sequence holds distinct 32-bit values in an order set by the
 //    operations, not by the values.
 //  - insert_after(t, n): when t is present, n is placed immediately after t
-//    (ok); when t is absent, nothing changes (not_found); pool_exhausted when
+//    (ok); when t is absent, nothing changes (not_found); full when
 //    no node is free. PRECONDITION: n is not present (this variant does not
-//    pay a second walk to check it; indexed variants and the seed-file replay
+//    pay a second walk to check it; indexed variants and the replay of its data files
 //    do). Linearization point: the CAS that links n behind t's unmarked word.
 //  - remove(v): marks v's node (linearization point) and unlinks it before
 //    returning; not_found when v is absent.
@@ -37,7 +38,7 @@ namespace stm::list {
 
 class harris_seq_ref {
  public:
-  STM_HD op_status insert_after(std::uint32_t target, std::uint32_t value) const {
+  STM_HD op_status insert_after(std::uint32_t /*tid*/, std::uint32_t target, std::uint32_t value) const {
     std::uint32_t fresh = node::head;
     for (;;) {
       const detail::window w = detail::search(pool_, node::head, equal_to{target});
@@ -47,7 +48,7 @@ class harris_seq_ref {
       }
       if (fresh == node::head) {
         fresh = pool_.allocate();
-        if (fresh == node::head) return op_status::pool_exhausted;
+        if (fresh == node::head) return op_status::full;
       }
       node::word_t tw = w.right_word;
       while (!node::marked(tw)) {
@@ -58,7 +59,7 @@ class harris_seq_ref {
     }
   }
 
-  STM_HD op_status remove(std::uint32_t value) const {
+  STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t value) const {
     for (;;) {
       const detail::window w = detail::search(pool_, node::head, equal_to{value});
       if (w.right == node::tail) return op_status::not_found;
@@ -71,13 +72,14 @@ class harris_seq_ref {
     }
   }
 
-  STM_HD bool contains(std::uint32_t value) const {
+  /// ok when value is present, else not_found.
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t value) const {
     for (std::uint32_t t = node::next(pool_.load(node::head)); t != node::tail;) {
       const node::word_t w = pool_.load(t);
-      if (node::key(w) == value && !node::marked(w)) return true;
+      if (node::key(w) == value && !node::marked(w)) return op_status::ok;
       t = node::next(w);
     }
-    return false;
+    return op_status::not_found;
   }
 
  private:
@@ -128,33 +130,18 @@ class harris_seq {
     pool_.skip(n);  // reset() put every node in the ring, in index order: the first n are taken
   }
 
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("harris_seq: " + e);
-    return out;
-  }
+  /// Quiescent point: the sequence; logic_error when check() finds it unsound.
+  std::vector<std::uint32_t> contents() const { return detail::checked_contents(*this, "harris_seq"); }
 
   /// As harris_set::check, without the order check (the order is positional)
   /// and with a check that values are distinct.
   std::string check(std::vector<std::uint32_t>* values = nullptr) const {
-    return detail_check(pool_, values);
-  }
-
-  static std::string detail_check(const detail::node_pool& pool, std::vector<std::uint32_t>* values) {
-    const auto w = pool.words();
-    std::vector<char> reach(w.size(), 0);
-    std::uint64_t users = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t < pool.sentinels() || t >= w.size()) return "next index " + std::to_string(t) + " is not a user node";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      if (node::marked(w[t])) return "marked node " + std::to_string(t) + " (value " + std::to_string(node::key(w[t])) + ") reachable";
-      if (node::flag(w[t])) return "node " + std::to_string(t) + " still flagged";
-      ++users;
-      if (values) values->push_back(node::key(w[t]));
-    }
-    return pool.account(std::move(reach), users);
+    return detail::check_list(pool_, pool_.sentinels(), [&](std::uint32_t t, node::word_t w, bool&) -> std::string {
+      if (node::marked(w)) return "marked node " + std::to_string(t) + " (value " + std::to_string(node::key(w)) + ") reachable";
+      if (node::flag(w)) return "node " + std::to_string(t) + " still flagged";
+      if (values) values->push_back(node::key(w));
+      return "";
+    });
   }
 
  private:

@@ -5,8 +5,10 @@
 //   stm::list::harris_set fast(stm::backend::gpu, 1 << 20, {0, 9999, 2500});  // 2500 buckets over keys 0..9999
 //   auto s = set.ref();                       // trivially copyable, pass by value
 //   // in a kernel or CPU thread body:
-//   stm::list::op_status st = s.insert(key);  // ok | exists | pool_exhausted
-//   s.remove(key);  s.contains(key);
+//   stm::op_status st = s.insert(tid, key);   // ok | exists | full (pool exhausted)
+//   s.remove(tid, key);                        // ok | not_found
+//   s.contains(tid, key);                      // ok (present) | not_found
+//   (tid: the caller's thread id, which every container takes first; unused here)
 //   // on the host, between launches (quiescent point):
 //   set.reclaim();                             // unlinked nodes become free again
 //
@@ -20,7 +22,7 @@
 //  - Memory is reclaimed at quiescent points: a node unlinked during a launch
 //    is reused only after reclaim(), called on the host when no kernel uses
 //    the set (detail/node_pool.hpp). Between two reclaim() calls at most
-//    `capacity` inserts can take a node; the next one gets pool_exhausted,
+//    `capacity` inserts can take a node; the next one gets full,
 //    never a node that a traversal may still hold.
 //  - Buckets (the faster variant, "bucketed"): with a key-range hint the list
 //    gets one permanent sentinel node per bucket, and an operation starts its
@@ -30,7 +32,7 @@
 //    outside the hint are valid and land in the first or last bucket.
 //
 // Differences from std::set: fixed capacity, no iterators during a launch
-// (to_vector() on the host at a quiescent point), insert reports a status.
+// (contents() on the host at a quiescent point), insert reports a status.
 #pragma once
 
 #include <algorithm>
@@ -56,8 +58,8 @@ struct bucket_hint {
 /// Device/thread handle of a harris_set (trivially copyable).
 class harris_set_ref {
  public:
-  /// Insert key: ok, exists, or pool_exhausted.
-  STM_HD op_status insert(std::uint32_t key) const {
+  /// Insert key: ok, exists, or full (no free node until reclaim()).
+  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint32_t start = bucket_start(key);
     std::uint32_t fresh = node::head;  // a node we took and have not linked yet
     for (;;) {
@@ -68,7 +70,7 @@ class harris_set_ref {
       }
       if (fresh == node::head) {
         fresh = pool_.allocate();
-        if (fresh == node::head) return op_status::pool_exhausted;
+        if (fresh == node::head) return op_status::full;
       }
       // Plain store: the node is private until the CAS below publishes it.
       pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);
@@ -78,7 +80,7 @@ class harris_set_ref {
   }
 
   /// Remove key: ok or not_found.
-  STM_HD op_status remove(std::uint32_t key) const {
+  STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint32_t start = bucket_start(key);
     for (;;) {
       const detail::window w = detail::search(pool_, start, at_least{order(key, false)});
@@ -92,14 +94,15 @@ class harris_set_ref {
     }
   }
 
-  /// True when key is present (wait-free walk; no unlinking).
-  STM_HD bool contains(std::uint32_t key) const {
+  /// ok when key is present, else not_found (wait-free walk; no unlinking).
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint64_t target = order(key, false);
     std::uint32_t t = node::next(pool_.load(bucket_start(key)));
     for (;;) {
-      if (t == node::tail) return false;
+      if (t == node::tail) return op_status::not_found;
       const node::word_t w = pool_.load(t);
-      if (order_of(w) >= target) return !node::marked(w) && !node::flag(w) && node::key(w) == key;
+      if (order_of(w) >= target)
+        return !node::marked(w) && !node::flag(w) && node::key(w) == key ? op_status::ok : op_status::not_found;
       t = node::next(w);
     }
   }
@@ -108,6 +111,7 @@ class harris_set_ref {
 
  private:
   friend class harris_set;
+  template <class, class>
   friend class tx_set_ref;
   friend class tx_set;
   // Order of the list: (key, sentinel before user node); the tail is last.
@@ -202,43 +206,34 @@ class harris_set {
   }
 
   /// Quiescent point: the keys in list order (sentinels left out).
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("harris_set: " + e);
-    return out;
-  }
+  std::vector<std::uint32_t> contents() const { return detail::checked_contents(*this, "harris_set"); }
 
   /// Quiescent point: check the structure. Empty string when sound, else what
   /// is wrong: a cycle, a marked node reachable, keys out of order, a reachable
   /// node in the free ring, or nodes lost (reachable + free + retired must be
   /// the capacity).
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const {
-    const auto w = pool_.words();
-    std::vector<char> reach(w.size(), 0);
-    std::uint64_t last = 0, users = 0;
+    std::uint64_t last = 0;
     bool first = true;
     std::uint32_t sentinels_seen = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t >= w.size()) return "next index " + std::to_string(t) + " outside the pool";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      if (node::marked(w[t])) return "marked node " + std::to_string(t) + " (key " + std::to_string(node::key(w[t])) + ") reachable";
-      const std::uint64_t o = harris_set_ref::order_of(w[t]);
+    std::string e = detail::check_list(pool_, 2, [&](std::uint32_t t, node::word_t w, bool& counts) -> std::string {
+      if (node::marked(w)) return "marked node " + std::to_string(t) + " (key " + std::to_string(node::key(w)) + ") reachable";
+      const std::uint64_t o = harris_set_ref::order_of(w);
       if (!first && o <= last) return "keys out of order at node " + std::to_string(t);
       first = false;
       last = o;
-      if (node::flag(w[t])) {
+      if (node::flag(w)) {
         ++sentinels_seen;
-        if (t < 2 || t >= pool_.sentinels()) return "node " + std::to_string(t) + " is flagged as a sentinel but is a user node";
+        counts = false;
+        if (t >= pool_.sentinels()) return "node " + std::to_string(t) + " is flagged as a sentinel but is a user node";
       } else {
         if (t < pool_.sentinels()) return "sentinel " + std::to_string(t) + " lost its flag";
-        ++users;
-        if (keys) keys->push_back(node::key(w[t]));
+        if (keys) keys->push_back(node::key(w));
       }
-    }
-    if (sentinels_seen + 1 != ref_.buckets_) return "bucket sentinels missing from the list";
-    return pool_.account(std::move(reach), users);
+      return "";
+    });
+    if (e.empty() && sentinels_seen + 1 != ref_.buckets_) e = "bucket sentinels missing from the list";
+    return e;
   }
 
   /// Free nodes (what the next inserts will take), at a quiescent point.

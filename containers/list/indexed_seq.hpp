@@ -1,14 +1,14 @@
-// containers/list/indexed_seq.hpp - stm::list::indexed_seq: seed 004's
-// positional list (insert-after-value, remove-value) with a value -> node
+// containers/list/indexed_seq.hpp - stm::list::indexed_seq: the positional
+// list of Liu, Pak and Guerrero (harris_seq.hpp) (insert-after-value, remove-value) with a value -> node
 // index, so that every operation finds its node in O(1) instead of walking
 // the list (harris_seq walks half of it on average).
 //
 //   stm::list::indexed_seq seq(stm::backend::gpu, capacity);
 //   seq.assign({5, 4, 3, 2, 1});               // host, quiescent: the initial sequence
 //   auto s = seq.ref();
-//   s.insert_after(2, 6);                      // device: 6 right after 2
-//   s.remove(1);  s.contains(3);
-//   seq.reclaim();  seq.to_vector();           // host, between launches
+//   s.insert_after(tid, 2, 6);                 // device: 6 right after 2
+//   s.remove(tid, 1);  s.contains(tid, 3);     // (tid: the caller's thread id; unused here)
+//   seq.reclaim();  seq.contents();            // host, between launches
 //
 // Meaning (sequential specification; every operation is linearizable). The
 // state is the sequence S of distinct values and the set U of values used
@@ -16,7 +16,7 @@
 // value inserted since (removing a value does not return it to U).
 //  - insert_after(t, n): t not in S -> not_found; else n in U -> exists;
 //    else n is placed immediately after t in S and added to U -> ok;
-//    pool_exhausted when no node is free (nothing changes).
+//    full when no node is free (nothing changes).
 //    Seed files never reuse a value (the parser checks it), so there exists
 //    never happens.
 //  - remove(v): v in S -> removed, ok; else not_found.
@@ -69,7 +69,7 @@ namespace stm::list {
 
 class indexed_seq_ref {
  public:
-  STM_HD op_status insert_after(std::uint32_t target, std::uint32_t value) const {
+  STM_HD op_status insert_after(std::uint32_t /*tid*/, std::uint32_t target, std::uint32_t value) const {
     const std::uint32_t t = index_.find(target);
     if (t == 0) return op_status::not_found;
     std::uint32_t fresh = node::head;
@@ -93,7 +93,7 @@ class indexed_seq_ref {
       }
       if (fresh == node::head) {
         fresh = pool_.allocate();
-        if (fresh == node::head) return op_status::pool_exhausted;
+        if (fresh == node::head) return op_status::full;
       }
       // Private until the CAS below links it (its release publishes the word).
       pool_.at(fresh).store(node::make(value, nx, /*flag = pending*/ true), memory_order_relaxed);
@@ -107,7 +107,7 @@ class indexed_seq_ref {
     }
   }
 
-  STM_HD op_status remove(std::uint32_t value) const {
+  STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t value) const {
     const std::uint32_t n = index_.find(value);
     if (n == 0) return op_status::not_found;
     for (;;) {
@@ -129,9 +129,11 @@ class indexed_seq_ref {
     }
   }
 
-  STM_HD bool contains(std::uint32_t value) const {
+  /// ok when value is present, else not_found.
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t value) const {
     const std::uint32_t n = index_.find(value);
-    return n != 0 && !node::marked(pool_.load(n));  // published (even if still flagged) and not removed
+    // published (even if still flagged) and not removed
+    return n != 0 && !node::marked(pool_.load(n)) ? op_status::ok : op_status::not_found;
   }
 
  private:
@@ -226,37 +228,26 @@ class indexed_seq {
 
   /// Quiescent point: the sequence (removed nodes skipped); logic_error when
   /// the structure is unsound (see check()).
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("indexed_seq: " + e);
-    return out;
-  }
+  std::vector<std::uint32_t> contents() const { return detail::checked_contents(*this, "indexed_seq"); }
 
   /// Quiescent point: empty string when sound, else what is wrong: a cycle, a
   /// node still pending, a value twice, a present value the index does not map
   /// to its node, or node accounting (linked + free + retired != capacity).
   std::string check(std::vector<std::uint32_t>* values = nullptr) const {
-    const auto w = pool_.words();
     const auto slots = slots_.to_vector();
     detail::value_index_ref host = ref_.index_;
     host.slots = const_cast<std::uint64_t*>(slots.data());
-    std::vector<char> reach(w.size(), 0);
     std::unordered_set<std::uint32_t> seen;
-    std::uint64_t linked = 0;
-    for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
-      if (t < 2 || t >= w.size()) return "next index " + std::to_string(t) + " is not a user node";
-      if (reach[t]) return "cycle at node " + std::to_string(t);
-      reach[t] = 1;
-      ++linked;
-      if (pending(w[t])) return "node " + std::to_string(t) + " is still pending after the launch";
-      if (node::marked(w[t])) continue;
-      const std::uint32_t v = node::key(w[t]);
+    // Removed nodes stay linked until reclaim(): they count, and are skipped.
+    return detail::check_list(pool_, 2, [&](std::uint32_t t, node::word_t w, bool&) -> std::string {
+      if (pending(w)) return "node " + std::to_string(t) + " is still pending after the launch";
+      if (node::marked(w)) return "";
+      const std::uint32_t v = node::key(w);
       if (!seen.insert(v).second) return "value " + std::to_string(v) + " is present twice";
       if (host.find(v) != t) return "the index does not map present value " + std::to_string(v) + " to its node";
       if (values) values->push_back(v);
-    }
-    return pool_.account(std::move(reach), linked);
+      return "";
+    });
   }
 
  private:

@@ -1,5 +1,6 @@
-// containers/list/seed_format.hpp - seed 004's data files and their
-// sequential meaning (host only).
+// containers/list/seed_format.hpp - the data files of Liu, Pak and Guerrero's
+// GPU linked-list library (harris_seq.hpp) and their sequential meaning
+// (host only).
 //
 //   listnodes.txt    first line: the number of values N; then N values, one
 //                    per line: the initial sequence, head first.
@@ -9,7 +10,7 @@
 // Values are integers in [0, 2^32 - 1]; text after "//" on a line is a
 // comment; blank lines are skipped. Initial values are distinct, and every
 // inserted value is new (absent from the initial list and from every other
-// insert), as the seed's generator guarantees. Anything else is a
+// insert), as their generator guarantees. Anything else is a
 // usage_error naming the file and the line.
 #pragma once
 

@@ -1,10 +1,11 @@
-// containers/queue/ms.hpp - stm::ms_queue<T>: the Michael-Scott lock-free FIFO
-// queue, the classic baseline that Scogland & Feng (ICPE 2015) compare their
-// ticket queue against.
+// containers/queue/ms.hpp - stm::queue::ms_queue<T>: the Michael-Scott
+// lock-free FIFO queue (Michael and Scott, PODC 1996), the classic baseline
+// that Scogland & Feng (ICPE 2015) compare their ticket queue against.
 //
-//   stm::ms_queue<std::uint32_t> q(stm::backend::gpu, 1 << 20);
+//   stm::queue::ms_queue<std::uint32_t> q(stm::backend::gpu, 1 << 20);
 //   auto r = q.ref();
-//   // in a kernel: r.enqueue(x) -> success | full;  r.dequeue(x) -> success | empty
+//   // in a kernel: r.enqueue(tid, x) -> ok | full;  r.dequeue(tid, x) -> ok | empty
+//   // (tid: the caller's thread id, taken by every container; unused here)
 //
 // Guarantees
 //  - Linearizable FIFO queue; lock-free (some caller always completes). Safe
@@ -15,9 +16,9 @@
 //    dequeue completes, so full can be reported while up to (dequeues in
 //    progress) items are leaving.
 //  - Every operation must win a CAS on one hot word (tail, head, the free
-//    list top): on a GPU with many threads it is slow by design (ANCHORS: one
-//    hot CAS word caps near a million operations per second). Use
-//    stm::ticket_queue for speed; this queue is the reference point.
+//    list top), so the operations of a launch serialize on those words: slow
+//    by design with many threads (BENCHMARKS.md has the figures). Use
+//    stm::queue::ticket_queue for speed; this queue is the reference point.
 //
 // Differences from std::queue: bounded by its pool, concurrent, items are
 // trivially copyable 4- or 8-byte types, no front()/back(); the host-side
@@ -31,12 +32,12 @@
 
 #include "containers/queue/detail/item_bits.hpp"
 #include "containers/queue/detail/ms_core.hpp"
-#include "containers/queue/status.hpp"
+#include "containers/status.hpp"
 #include "stm/backend.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 
-namespace stm {
+namespace stm::queue {
 
 template <class T>
 class ms_queue_ref {
@@ -46,15 +47,15 @@ class ms_queue_ref {
  public:
   using value_type = T;
 
-  /// success, or full when the node pool is exhausted.
-  STM_HD queue_status enqueue(const T& v) const {
+  /// ok, or full when the node pool is exhausted.
+  STM_HD op_status enqueue(std::uint32_t /*tid*/, const T& v) const {
     return core_.enqueue(static_cast<std::uint64_t>(detail::item_to_word<word>(v)));
   }
-  /// success, or empty.
-  STM_HD queue_status dequeue(T& out) const {
+  /// ok (out set), or empty.
+  STM_HD op_status dequeue(std::uint32_t /*tid*/, T& out) const {
     std::uint64_t w = 0;
-    const queue_status s = core_.dequeue(w);
-    if (s == queue_status::success) out = detail::word_to_item<T>(static_cast<word>(w));
+    const op_status s = core_.dequeue(w);
+    if (s == op_status::ok) out = detail::word_to_item<T>(static_cast<word>(w));
     return s;
   }
   STM_HD std::uint32_t capacity() const { return capacity_; }
@@ -106,16 +107,19 @@ class ms_queue {
   std::uint32_t capacity() const { return ref_.capacity_; }
   backend where() const { return control_.where(); }
 
-  /// Items in the queue, by walking it from head (between launches only).
-  std::uint64_t size() const {
+  /// Items in the queue, front first, by walking it from head (between
+  /// launches only).
+  std::vector<T> contents() const {
     const auto control = control_.to_vector();
     const auto next = next_.to_vector();
-    std::uint64_t n = 0;
+    const auto value = value_.to_vector();
+    std::vector<T> out;
     for (std::uint32_t i = detail::ms_index(next[detail::ms_index(control[detail::ms_head_at])]);
-         i != detail::ms_nil && n <= capacity(); i = detail::ms_index(next[i]))
-      ++n;
-    return n;
+         i != detail::ms_nil && out.size() <= capacity(); i = detail::ms_index(next[i]))
+      out.push_back(detail::word_to_item<T>(static_cast<detail::item_word_t<T>>(value[i])));
+    return out;
   }
+  std::uint64_t size() const { return contents().size(); }
   bool empty() const { return size() == 0; }
 
  private:
@@ -135,4 +139,4 @@ class ms_queue {
 static_assert(std::is_trivially_copyable_v<ms_queue_ref<std::uint32_t>>);
 static_assert(std::is_trivially_copyable_v<ms_queue_ref<double>>);
 
-}  // namespace stm
+}  // namespace stm::queue

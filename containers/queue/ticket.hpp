@@ -1,18 +1,18 @@
-// containers/queue/ticket.hpp - stm::ticket_queue<T>: the bounded FIFO queue of
-// Scogland & Feng (ICPE 2015), built on fetch-and-add tickets.
+// containers/queue/ticket.hpp - stm::queue::ticket_queue<T>: the bounded FIFO
+// queue of Scogland & Feng (ICPE 2015), built on fetch-and-add tickets.
 //
-//   stm::ticket_queue<std::uint64_t> q(stm::backend::gpu, 1 << 20);   // host owner
-//   auto r = q.ref();                                                // pass by value
+//   stm::queue::ticket_queue<std::uint64_t> q(stm::backend::gpu, 1 << 20);   // host owner
+//   auto r = q.ref();                                                       // pass by value
 //   Exec::run(n, [=] STM_HD(std::uint32_t tid) {
-//     r.enqueue(tid);                          // blocking: waits for room
+//     r.enqueue(tid, tid);                     // blocking: waits for room (first argument: the thread id)
 //     std::uint64_t v;
-//     if (r.dequeue(v) == stm::queue_status::closed) return;
+//     if (r.dequeue(tid, v) == stm::op_status::closed) return;
 //   }, stm::progress::all_resident);          // blocking calls need every thread resident
 //
 // Three interfaces over one ring (section 5):
 //  - blocking   enqueue / dequeue take a ticket with one fetch-and-add and wait
 //               (with exponential back-off) until their slot's turn comes; they
-//               return success, or closed when the queue is closed meanwhile.
+//               return ok, or closed when the queue is closed meanwhile.
 //               No CAS: four atomic operations per call when nobody waits.
 //               Fair: callers of one side are served in ticket order.
 //  - non-waiting enqueue_nb / dequeue_nb take the next ticket only if its slot is
@@ -27,7 +27,7 @@
 //
 // Guarantees
 //  - Linearizable as a channel queue (section 6): FIFO in ticket order; a call
-//    that returns success took effect when it took its ticket. Status counts
+//    that returns ok took effect when it took its ticket. Status counts
 //    tickets taken, so an item being written already counts.
 //  - Progress: blocking calls are starvation-free only if every thread that
 //    holds a ticket keeps running: launch them with stm::progress::all_resident
@@ -57,16 +57,16 @@
 
 #include "containers/queue/detail/item_bits.hpp"
 #include "containers/queue/detail/ticket_core.hpp"
-#include "containers/queue/status.hpp"
+#include "containers/status.hpp"
 #include "stm/backend.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 #include "stm/platform.hpp"
 
-namespace stm {
+namespace stm::queue {
 
 /// The queue's counters at one instant, as the status interface reports them.
-struct ticket_queue_status {
+struct ticket_op_status {
   std::uint32_t size = 0;               ///< items in the queue (tickets taken, capped to the capacity)
   std::uint32_t waiting_enqueuers = 0;  ///< enqueuers holding a ticket beyond the capacity
   std::uint32_t waiting_dequeuers = 0;  ///< dequeuers holding a ticket beyond the last item
@@ -90,26 +90,31 @@ class ticket_queue_ref {
  public:
   using value_type = T;
 
+  // Every call takes the caller's thread id first (the containers'
+  // convention); the ticket queue does not use it.
+
   // blocking interface
-  STM_HD queue_status enqueue(const T& v) const { return core_.enqueue(detail::item_to_word<word>(v)); }
-  STM_HD queue_status dequeue(T& out) const {
+  STM_HD op_status enqueue(std::uint32_t /*tid*/, const T& v) const { return core_.enqueue(detail::item_to_word<word>(v)); }
+  STM_HD op_status dequeue(std::uint32_t /*tid*/, T& out) const {
     word w{};
-    const queue_status s = core_.dequeue(w);
-    if (s == queue_status::success) out = detail::word_to_item<T>(w);
+    const op_status s = core_.dequeue(w);
+    if (s == op_status::ok) out = detail::word_to_item<T>(w);
     return s;
   }
 
   // non-waiting interface
-  STM_HD queue_status enqueue_nb(const T& v) const { return core_.enqueue_nb(detail::item_to_word<word>(v)); }
-  STM_HD queue_status dequeue_nb(T& out) const {
+  STM_HD op_status enqueue_nb(std::uint32_t /*tid*/, const T& v) const {
+    return core_.enqueue_nb(detail::item_to_word<word>(v));
+  }
+  STM_HD op_status dequeue_nb(std::uint32_t /*tid*/, T& out) const {
     word w{};
-    const queue_status s = core_.dequeue_nb(w);
-    if (s == queue_status::success) out = detail::word_to_item<T>(w);
+    const op_status s = core_.dequeue_nb(w);
+    if (s == op_status::ok) out = detail::word_to_item<T>(w);
     return s;
   }
 
   // status interface
-  STM_HD ticket_queue_status status() const { return status_of(core_.snapshot(), capacity()); }
+  STM_HD ticket_op_status status() const { return status_of(core_.snapshot(), capacity()); }
   STM_HD std::uint32_t size() const { return status().size; }
   STM_HD bool empty() const { return status().size == 0; }
   STM_HD bool full() const { return status().size == capacity(); }
@@ -125,8 +130,8 @@ class ticket_queue_ref {
   STM_HD const detail::ticket_core<word>& core() const { return core_; }
 
   /// Status from a head/tail pair (section 5.4: distance across rollover).
-  STM_HD static ticket_queue_status status_of(const detail::ticket_snapshot& s, std::uint32_t cap) {
-    ticket_queue_status r;
+  STM_HD static ticket_op_status status_of(const detail::ticket_snapshot& s, std::uint32_t cap) {
+    ticket_op_status r;
     const std::int64_t d = s.distance();
     r.size = d <= 0 ? 0u : d >= cap ? cap : static_cast<std::uint32_t>(d);
     r.waiting_enqueuers = d > cap ? static_cast<std::uint32_t>(d - cap) : 0u;
@@ -190,7 +195,7 @@ class ticket_queue {
   /// Host-side status and close: call between launches (on the GPU they are
   /// ordered after the kernels already launched). To end the waits of a
   /// running kernel, a thread of that kernel calls ref().close().
-  ticket_queue_status status() const {
+  ticket_op_status status() const {
     std::uint32_t c[detail::ticket_counter_words];
     counters_.download(c, detail::ticket_counter_words);
     detail::ticket_snapshot s;
@@ -202,6 +207,18 @@ class ticket_queue {
   std::uint32_t size() const { return status().size; }
   bool empty() const { return status().size == 0; }
   bool full() const { return status().size == capacity(); }
+  /// Items in the queue, front first (between launches, with no call
+  /// holding a ticket: then the items are the slots from head to tail).
+  std::vector<T> contents() const {
+    std::uint32_t c[detail::ticket_counter_words];
+    counters_.download(c, detail::ticket_counter_words);
+    const std::uint32_t head = c[detail::ticket_head_at];
+    const auto items = items_.to_vector();
+    std::vector<T> out;
+    const std::uint32_t n = size();
+    for (std::uint32_t k = 0; k < n; ++k) out.push_back(detail::word_to_item<T>(items[(head + k) & (capacity() - 1)]));
+    return out;
+  }
   bool closed() const {
     std::uint32_t v = 0;
     counters_.download(&v, 1, detail::ticket_closed_at);
@@ -229,4 +246,4 @@ class ticket_queue {
 static_assert(std::is_trivially_copyable_v<ticket_queue_ref<std::uint32_t>>);
 static_assert(std::is_trivially_copyable_v<ticket_queue_ref<double>>);
 
-}  // namespace stm
+}  // namespace stm::queue

@@ -6,8 +6,10 @@
 //   stm::skiplist::lockfree_skiplist set(stm::backend::gpu, /*capacity=*/1 << 20);  // 5 levels
 //   auto s = set.ref();                      // trivially copyable, pass by value
 //   // in a kernel or CPU thread body:
-//   stm::skiplist::op_status st = s.insert(key);  // ok | exists | pool_exhausted
-//   s.remove(key);  s.contains(key);
+//   stm::op_status st = s.insert(tid, key);  // ok | exists | full (pool exhausted)
+//   s.remove(tid, key);                       // ok | not_found
+//   s.contains(tid, key);                     // ok (present) | not_found
+//   (tid: the caller's thread id, which every container takes first; unused here)
 //   // on the host, between launches (quiescent point):
 //   set.reclaim();                            // unlinked nodes become free again
 //
@@ -37,7 +39,7 @@
 // plus quiescent-state reclamation between launches (the list's pool), rather
 // than epochs or hazard pointers inside a kernel, which cost every step of a
 // walk a publication and a fence; a launch's pool must then hold every node
-// its inserts take (pool_exhausted says so, never corruption).
+// its inserts take (full says so, never corruption).
 //
 // Upper levels and removal (Fraser's insert, which fixes the book's version):
 // an insert links level 0 (linearization), then each upper level l with one
@@ -52,7 +54,7 @@
 // level 0 (and retired) exactly once.
 //
 // Differences from std::set: fixed capacity, no iterators during a launch
-// (to_vector() on the host at a quiescent point), insert reports a status.
+// (contents() on the host at a quiescent point), insert reports a status.
 #pragma once
 
 #include <cstdint>
@@ -68,8 +70,8 @@ namespace stm::skiplist {
 /// Device/thread handle of a lockfree_skiplist (trivially copyable).
 class lockfree_skiplist_ref {
  public:
-  /// Insert key: ok, exists, or pool_exhausted.
-  STM_HD op_status insert(std::uint32_t key) const {
+  /// Insert key: ok, exists, or full (no free node until reclaim()).
+  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const {
     const std::uint32_t h = tower_height(key, t_.levels);
     std::uint32_t fresh = node::head;  // taken from the pool, not yet linked
     path p;
@@ -80,7 +82,7 @@ class lockfree_skiplist_ref {
       }
       if (fresh == node::head) {
         fresh = t_.pool.allocate();
-        if (fresh == node::head) return op_status::pool_exhausted;
+        if (fresh == node::head) return op_status::full;
         t_.height[fresh] = h;  // private: published by the level-0 CAS below
       }
       // Private until the CAS publishes it: relaxed stores.
@@ -120,7 +122,7 @@ class lockfree_skiplist_ref {
   }
 
   /// Remove key: ok or not_found.
-  STM_HD op_status remove(std::uint32_t key) const {
+  STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t key) const {
     path p;
     if (!find(key, p)) return op_status::not_found;
     const std::uint32_t victim = p.succ[0];
@@ -139,7 +141,8 @@ class lockfree_skiplist_ref {
   }
 
   /// True when key is present. Wait-free: never writes, skips marked nodes.
-  STM_HD bool contains(std::uint32_t key) const {
+  /// ok when key is present, else not_found.
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t key) const {
     std::uint32_t pred = node::head, cur = node::tail;
     node::word_t cw = 0;
     for (std::uint32_t l = t_.levels; l-- > 0;) {
@@ -152,7 +155,7 @@ class lockfree_skiplist_ref {
         cur = node::next(cw);
       }
     }
-    return cur != node::tail && node::key(cw) == key;
+    return cur != node::tail && node::key(cw) == key ? op_status::ok : op_status::not_found;
   }
 
   STM_HD std::uint32_t levels() const { return t_.levels; }
@@ -232,12 +235,7 @@ class lockfree_skiplist {
   void clear() { towers_.clear(); }
 
   /// Quiescent point: the keys in order.
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("lockfree_skiplist: " + e);
-    return out;
-  }
+  std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "lockfree_skiplist"); }
   /// Quiescent point: the structure check of detail/towers.hpp ("" when sound).
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return towers_.check(keys); }
   std::vector<std::uint32_t> free_nodes() const { return towers_.free_nodes(); }

@@ -3,11 +3,14 @@
 // transaction (stm/tx.hpp), under any contention manager.
 //
 //   stm::skiplist::tx_skiplist set(stm::backend::gpu, capacity);   // 5 levels, one lock per word
-//   auto s = set.ref();
+//   auto s = set.ref();                    // manager stm::cm::prstm; set.ref<CM, Config>() or set.ref(cm)
 //   // device / thread body, tid distinct per concurrent thread, < 2^19:
-//   stm::skiplist::op_status st = s.insert<stm::cm::prstm>(tid, key);  // ok | exists | pool_exhausted | capacity
-//   s.remove<CM>(tid, key);  bool hit; s.contains<CM>(tid, key, hit);
-//   set.reclaim();                                                      // host, between launches
+//   stm::op_status st = s.insert(tid, key);  // ok | exists | full (pool exhausted) | capacity
+//   s.remove(tid, key);                      // ok | not_found | capacity
+//   s.contains(tid, key);                    // ok (present) | not_found | capacity
+//   set.reclaim();                           // host, between launches
+//   // on a caller's transaction (opaque descriptor), as tx_set:
+//   //   s.insert(tx, key, slot), s.remove(tx, key, slot), s.contains(tx, key); then s.settle(tx, slot)
 //
 // Layout: the towers of lockfree_skiplist (detail/towers.hpp: one packed word
 // per node and level, key and next), read and written only through the
@@ -20,8 +23,13 @@
 // alone. Removed nodes are reused only after reclaim() (quiescent point), so
 // an invisible reader never sees a node change identity under it.
 //
-// Guarantees: every operation is one transaction, so operations are
-// linearizable (serializable transactions whose effects appear at commit).
+// Composition: as every transactional container (containers/stack/tx.hpp
+// says what a caller must do; list/detail/node_pool.hpp's node_slot what
+// settle() does). A composed operation needs an opaque descriptor: the checks
+// below then never fire, and what it returns is a fact of one snapshot.
+//
+// Guarantees: every operation is one transaction (its own or the caller's),
+// so operations are linearizable (serializable transactions whose effects appear at commit).
 // Progress is the contention manager's (PR-STM: the system makes progress).
 // "exists" and "not_found" are decided by a committed read-only transaction,
 // never by a semantic abort: with commit-time validation (the default) an
@@ -52,6 +60,7 @@
 #include <vector>
 
 #include "cmp/prstm.hpp"
+#include "containers/detail/tx_ops.hpp"
 #include "containers/skiplist/detail/towers.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/tx_macros.hpp"
@@ -61,78 +70,95 @@ namespace stm::skiplist {
 /// Default descriptor of tx_skiplist operations (see the header).
 using tx_skiplist_config = tx_config<256, 2 * max_levels, false>;
 
+/// Kernel handle of a tx_skiplist: CM and Config are the manager and the
+/// descriptor of its one-shot operations.
+template <class CM = cm::prstm, class Config = tx_skiplist_config>
 class tx_skiplist_ref {
+  struct walk_result;
+
  public:
-  template <class CM = cm::prstm, class Config = tx_skiplist_config>
-  STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr, CM cm = CM{}) const {
-    const std::uint32_t fresh = t_.pool.allocate();
-    if (fresh == node::head) return op_status::pool_exhausted;
-    const std::uint32_t h = tower_height(key, t_.levels);
-    t_.height[fresh] = h;  // private until our commit links the node
-    transaction<CM, Config> tx(locks_, tid, cm);
+  using contention_manager = CM;
+  using config = Config;
+
+  /// One transaction of its own: ok, exists, full (no free node until
+  /// reclaim()), or capacity.
+  STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
+    node_slot slot;
+    slot.node = t_.pool.allocate();
+    if (slot.node == node::head) return op_status::full;
+    transaction<CM, Config> tx(locks_, tid, cm_);
     walk_result r;
+    op_status st = op_status::ok;
     do {
-      TX_BEGIN(tx) {
-        walk(tx, key, r);
-        if (tx.active() && r.consistent && !r.found) {
-          for (std::uint32_t l = 0; l < h; ++l) {
-            TX_WRITE(tx, t_.word(l, fresh), node::make(key, r.succ[l]));
-            TX_WRITE(tx, t_.word(l, r.pred[l]), node::with_next(r.pred_word[l], fresh));
-          }
-        }
-      }
+      TX_BEGIN(tx) { st = insert_in(tx, key, slot, r); }
       TX_END(tx);
     } while (tx.committed() && !r.consistent);  // defensive: a torn walk cannot pass validation
-    if (counters) add(*counters, tx.counters());
-    if (!tx.committed() || r.found) {
-      t_.pool.retire(fresh);  // never published
-      return tx.committed() ? op_status::exists : op_status::capacity;
-    }
-    return op_status::ok;
+    settle(tx, slot);
+    if (counters) *counters += tx.counters();
+    return tx.committed() ? st : op_status::capacity;
   }
 
-  template <class CM = cm::prstm, class Config = tx_skiplist_config>
-  STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr, CM cm = CM{}) const {
-    transaction<CM, Config> tx(locks_, tid, cm);
+  /// One transaction of its own: ok, not_found, or capacity.
+  STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
+    node_slot slot;
+    transaction<CM, Config> tx(locks_, tid, cm_);
     walk_result r;
+    op_status st = op_status::ok;
     do {
-      TX_BEGIN(tx) {
-        walk(tx, key, r);
-        if (tx.active() && r.consistent && r.found) {
-          const std::uint32_t victim = r.succ[0];
-          // Its tower: the levels where it follows the predecessor (in a
-          // consistent snapshot exactly levels 0 .. height - 1).
-          for (std::uint32_t l = 0; l < t_.levels && r.succ[l] == victim; ++l) {
-            TX_WRITE(tx, t_.word(l, victim), node::with_mark(r.succ_word[l]));
-            TX_WRITE(tx, t_.word(l, r.pred[l]), node::with_next(r.pred_word[l], node::next(r.succ_word[l])));
-          }
-        }
-      }
+      TX_BEGIN(tx) { st = remove_in(tx, key, slot, r); }
       TX_END(tx);
     } while (tx.committed() && !r.consistent);
-    if (counters) add(*counters, tx.counters());
-    if (!tx.committed()) return op_status::capacity;
-    if (!r.found) return op_status::not_found;
-    t_.pool.retire(r.succ[0]);  // unlinked by our commit; reused after reclaim()
-    return op_status::ok;
+    settle(tx, slot);
+    if (counters) *counters += tx.counters();
+    return tx.committed() ? st : op_status::capacity;
   }
 
-  /// found = whether key is present. Returns ok, or capacity when the walk
-  /// overflowed the read set (found is then meaningless).
-  template <class CM = cm::prstm, class Config = tx_skiplist_config>
-  STM_HD op_status contains(std::uint32_t tid, std::uint32_t key, bool& found, tx_counters* counters = nullptr,
-                            CM cm = CM{}) const {
-    transaction<CM, Config> tx(locks_, tid, cm);
+  /// One transaction of its own: ok (present), not_found, or capacity.
+  STM_HD op_status contains(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
+    transaction<CM, Config> tx(locks_, tid, cm_);
     walk_result r;
+    op_status st = op_status::ok;
     do {
-      TX_BEGIN(tx) { walk(tx, key, r); }
+      TX_BEGIN(tx) { st = contains_in(tx, key, r); }
       TX_END(tx);
     } while (tx.committed() && !r.consistent);
-    if (counters) add(*counters, tx.counters());
-    found = tx.committed() && r.found;
-    return tx.committed() ? op_status::ok : op_status::capacity;
+    if (counters) *counters += tx.counters();
+    return tx.committed() ? st : op_status::capacity;
   }
 
+  /// On the caller's open transaction (built on locks(), opaque): ok, exists,
+  /// full, or aborted. Call settle(tx, slot) after the transaction.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
+    STM_REQUIRE_OPAQUE(Tx);
+    walk_result r;
+    return insert_in(tx, key, slot, r);
+  }
+  /// On the caller's open transaction: ok, not_found, or aborted. Call
+  /// settle(tx, slot) after the transaction.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
+    STM_REQUIRE_OPAQUE(Tx);
+    walk_result r;
+    return remove_in(tx, key, slot, r);
+  }
+  /// On the caller's open transaction: ok (present), not_found, or aborted.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status contains(Tx& tx, std::uint32_t key) const {
+    STM_REQUIRE_OPAQUE(Tx);
+    walk_result r;
+    return contains_in(tx, key, r);
+  }
+
+  /// After a transaction that ran insert(tx, ..., slot) or remove(tx, ...,
+  /// slot), whatever its outcome (node_slot says what it does).
+  template <class Tx>
+  STM_HD void settle(const Tx& tx, node_slot& slot) const {
+    list::detail::settle(t_.pool, tx, slot);
+  }
+
+  /// The lock table its transactions use (build composed transactions on it).
+  STM_HD lock_table_ref locks() const { return locks_; }
   STM_HD std::uint32_t levels() const { return t_.levels; }
 
  private:
@@ -149,6 +175,51 @@ class tx_skiplist_ref {
     bool found = false;
   };
 
+  template <class Tx>
+  STM_HD op_status insert_in(Tx& tx, std::uint32_t key, node_slot& slot, walk_result& r) const {
+    slot.attempt = 0;
+    slot.unlinks = false;
+    walk(tx, key, r);
+    if (!tx.active() || !r.consistent) return op_status::aborted;
+    if (r.found) return op_status::exists;
+    if (slot.node == node::head && (slot.node = t_.pool.allocate()) == node::head) return op_status::full;
+    const std::uint32_t h = tower_height(key, t_.levels);
+    t_.height[slot.node] = h;  // private until the commit links the node
+    for (std::uint32_t l = 0; l < h; ++l) {
+      tx.write(t_.word(l, slot.node), node::make(key, r.succ[l]));
+      tx.write(t_.word(l, r.pred[l]), node::with_next(r.pred_word[l], slot.node));
+    }
+    if (!tx.active()) return op_status::aborted;
+    slot.attempt = tx.attempts() + 1;
+    return op_status::ok;
+  }
+
+  template <class Tx>
+  STM_HD op_status remove_in(Tx& tx, std::uint32_t key, node_slot& slot, walk_result& r) const {
+    slot.attempt = 0;
+    slot.unlinks = true;
+    walk(tx, key, r);
+    if (!tx.active() || !r.consistent) return op_status::aborted;
+    if (!r.found) return op_status::not_found;
+    const std::uint32_t victim = r.succ[0];
+    // Its tower: the levels where it follows the predecessor (in a
+    // consistent snapshot exactly levels 0 .. height - 1).
+    for (std::uint32_t l = 0; l < t_.levels && r.succ[l] == victim; ++l) {
+      tx.write(t_.word(l, victim), node::with_mark(r.succ_word[l]));
+      tx.write(t_.word(l, r.pred[l]), node::with_next(r.pred_word[l], node::next(r.succ_word[l])));
+    }
+    if (!tx.active()) return op_status::aborted;
+    slot.node = victim;
+    slot.attempt = tx.attempts() + 1;
+    return op_status::ok;
+  }
+
+  template <class Tx>
+  STM_HD op_status contains_in(Tx& tx, std::uint32_t key, walk_result& r) const {
+    walk(tx, key, r);
+    if (!tx.active() || !r.consistent) return op_status::aborted;
+    return r.found ? op_status::ok : op_status::not_found;
+  }
   /// The search path of key, read through tx. Returns early when a read
   /// ends the attempt (!tx.active()) or the words read cannot belong to one
   /// committed state (r.consistent = false; see the header).
@@ -186,14 +257,14 @@ class tx_skiplist_ref {
     r.found = r.succ[0] != node::tail && node::key(r.succ_word[0]) == key;
   }
 
-  STM_HD static void add(tx_counters& into, const tx_counters& c) { into += c; }
-
   detail::towers_ref t_{};
   lock_table_ref locks_{};
+  CM cm_{};
 };
-static_assert(std::is_trivially_copyable_v<tx_skiplist_ref>);
+static_assert(std::is_trivially_copyable_v<tx_skiplist_ref<>>);
 
-/// Host owner: the towers and a lock table over all their words.
+/// Host owner: the towers and the lock table (its own, over all their
+/// words, or a shared one).
 class tx_skiplist {
  public:
   /// capacity: user nodes (>= 1); levels: 1 .. max_levels; words_per_lock: the
@@ -202,33 +273,37 @@ class tx_skiplist {
   tx_skiplist(backend where, std::uint64_t capacity, std::uint32_t levels = default_levels,
               std::uint32_t words_per_lock = 1, std::uint32_t lock_spread = 0)
       : towers_(where, capacity, levels),
-        locks_(where, lock_count(towers_.ref(), words_per_lock), towers_.ref().pool.words,
-               sizeof(node::word_t) * std::uint64_t(words_per_lock),
-               lock_spread ? lock_spread : lock_table::auto_spread(lock_count(towers_.ref(), words_per_lock))) {
-    ref_.t_ = towers_.ref();
-    ref_.locks_ = locks_.ref();
-  }
+        locks_(lock_table(where, lock_count(towers_.ref(), words_per_lock), towers_.ref().pool.words,
+                          sizeof(node::word_t) * std::uint64_t(words_per_lock),
+                          lock_spread ? lock_spread : lock_table::auto_spread(lock_count(towers_.ref(), words_per_lock)))) {}
+  /// A skiplist whose transactions use the caller's lock table `shared`, so
+  /// that they compose with other containers and data of that table; the
+  /// table must outlive the skiplist's use.
+  tx_skiplist(backend where, std::uint64_t capacity, const lock_table& shared, std::uint32_t levels = default_levels)
+      : towers_(where, capacity, levels), locks_(where, shared) {}
 
-  tx_skiplist_ref ref() const { return ref_; }
+  /// The kernel handle, whose one-shot operations run under manager cm with
+  /// descriptor Config.
+  template <class CM = cm::prstm, class Config = tx_skiplist_config>
+  tx_skiplist_ref<CM, Config> ref(CM cm = CM{}) const {
+    tx_skiplist_ref<CM, Config> r;
+    r.t_ = towers_.ref();
+    r.locks_ = locks_.ref();
+    r.cm_ = cm;
+    return r;
+  }
   std::uint64_t capacity() const { return towers_.capacity(); }
   std::uint32_t levels() const { return towers_.levels(); }
-  std::uint32_t num_locks() const { return locks_.size(); }
+  std::uint32_t num_locks() const { return locks_.table().size(); }
   std::uint64_t reclaim() { return towers_.reclaim(); }
   /// Quiescent point: empty the set and free every node (locks stay as they are: free).
   void clear() { towers_.clear(); }
-  std::vector<std::uint32_t> to_vector() const {
-    std::vector<std::uint32_t> out;
-    const std::string e = check(&out);
-    if (!e.empty()) throw std::logic_error("tx_skiplist: " + e);
-    return out;
-  }
+  /// Quiescent point: the keys in order.
+  std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "tx_skiplist"); }
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return towers_.check(keys); }
-  /// After a launch every lock must be free again.
-  bool locks_free() const {
-    for (auto word : locks_.snapshot())
-      if (!lock_word::is_free(word)) return false;
-    return true;
-  }
+  const lock_table& locks() const { return locks_.table(); }
+  /// After a launch every lock must be free again (tests).
+  bool locks_free() const { return locks_.all_free(); }
 
  private:
   static std::uint64_t lock_count(const detail::towers_ref& t, std::uint32_t words_per_lock) {
@@ -238,8 +313,7 @@ class tx_skiplist {
     return (words + words_per_lock - 1) / words_per_lock;
   }
   detail::towers towers_;
-  lock_table locks_;
-  tx_skiplist_ref ref_{};
+  containers::detail::tx_locks locks_;
 };
 
 }  // namespace stm::skiplist

@@ -1,9 +1,10 @@
 // containers/stack/common.hpp - what every stack of containers/stack/ shares:
-// the status of an operation, the operation kind, and value encoding.
+// the operation kind and value encoding (the status is stm::op_status,
+// containers/status.hpp).
 //
 // Values: any trivially copyable 4- or 8-byte type. Stacks that reserve bit
 // patterns (scan) say so in their header and refuse them with
-// stack_status::rejected; nothing reserved is ever stored.
+// op_status::rejected; nothing reserved is ever stored.
 //
 // Warp cooperation: every native stack's exec() is warp-cooperative. The lanes
 // of a warp that call exec() together (the active mask at the call) pair their
@@ -18,27 +19,10 @@
 #include <cstring>
 #include <type_traits>
 
+#include "containers/status.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::stack {
-
-/// Outcome of one push or pop.
-enum class stack_status : std::uint32_t {
-  ok = 0,        ///< done (pop: the value is in `value`)
-  empty = 1,     ///< pop found nothing to take
-  full = 2,      ///< push found no free cell or node (capacity / pool exhausted)
-  rejected = 3,  ///< push of a value the stack reserves (see its header)
-};
-
-inline const char* to_string(stack_status s) {
-  switch (s) {
-    case stack_status::ok: return "ok";
-    case stack_status::empty: return "empty";
-    case stack_status::full: return "full";
-    case stack_status::rejected: return "rejected";
-  }
-  return "?";
-}
 
 enum class op_kind : std::uint32_t { push = 0, pop = 1 };
 

@@ -1,13 +1,15 @@
-// containers/stack/scan.hpp - the Scan Stack of seed 001 (South 2022): an
+// containers/stack/scan.hpp - the Scan Stack of Noah South (2022), as Azad,
+// Sehgal and Patel implement it on a GPU ("Scan Stack: A Search-based
+// Concurrent Stack for GPU", 2025): an
 // array stack without a top pointer. Threads find the top by scanning cells
 // that are EMPTY, INVALID (popped, not yet re-validated) or hold a value.
 //
 //   stm::stack::scan<int> s(stm::backend::gpu, 1 << 16);
 //   auto r = s.ref();   ... r.exec(tid, kind, v) / r.push(tid, v) / r.pop(tid, v)
 //
-// Mechanics (as in the seed): the lowest-area scan jumps `granularity` cells at
+// Mechanics (as in their implementation): the lowest-area scan jumps `granularity` cells at
 // a time to the first EMPTY one, starting from a shared hint of the last top
-// (the seed's "dynamic LA" future work; the hint only speeds the search up),
+// (their "dynamic LA" future work; the hint only speeds the search up),
 // then steps to the exact boundary (first EMPTY cell with an EMPTY cell
 // above: a single EMPTY cell below values is a hole, see step-over). Both
 // operations then lower the boundary over the EMPTY and INVALID cells right
@@ -16,7 +18,7 @@
 // one and CASes the first value cell to INVALID. A lost CAS sends the thread to grid-wide
 // elimination-backoff (detail/exchanger.hpp) before it rescans. Before all
 // of this, exec() pairs pushes with pops inside the warp (detail/warp.hpp).
-// Block-level elimination of the seed needs every thread of a block at a
+// Their block-level elimination needs every thread of a block at a
 // __syncthreads(), which a per-thread call cannot promise: it is not provided.
 //
 // Guarantees
@@ -24,14 +26,14 @@
 //    (every cell changes only by CAS).
 //  - Lock-free (a lost CAS means another operation won one; an offer in an
 //    elimination slot is withdrawn after config.offer_ns).
-//  - NOT linearizable. The seed's step-over problem remains: a re-validation
+//  - NOT linearizable. Their step-over problem remains: a re-validation
 //    (INVALID -> EMPTY) racing with a push into the cell above leaves an EMPTY
 //    hole below a value; a later push may fill the hole (below a value pushed
 //    earlier) and a pop that starts below a hole does not see values above it
 //    (it may report empty while values exist). Sequential use is exact LIFO.
 //  - Reserved values: the bit patterns all-ones and all-ones minus one (for
 //    int: -1 and -2; for float/double: two NaN patterns) mark EMPTY and
-//    INVALID cells; a push of them returns stack_status::rejected.
+//    INVALID cells; a push of them returns op_status::rejected.
 //    (Cells store the complement of the value, so zeroed memory is all EMPTY.)
 //  - push returns full when the boundary is the end of the array.
 #pragma once
@@ -78,22 +80,22 @@ struct scan_ref {
   /// True for the two reserved bit patterns (all-ones, all-ones minus one).
   STM_HD static bool reserved(const T& v) { return static_cast<word>(~detail::bits_of(v)) <= cell_invalid; }
 
-  STM_HD stack_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
-  STM_HD stack_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
+  STM_HD op_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
+  STM_HD op_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
 
-  STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {
+  STM_HD op_status exec(std::uint32_t tid, op_kind kind, T& value) const {
     const bool is_push = kind == op_kind::push;
     const bool rejected = is_push && reserved(value);
     const std::uint32_t mask = platform::ballot(platform::active_mask(), !rejected);
-    if (rejected) return stack_status::rejected;
+    if (rejected) return op_status::rejected;
     word bits = is_push ? detail::bits_of(value) : word(0);
     const detail::warp_plan plan = detail::warp_eliminate(mask, is_push, bits);
     if (!plan.eliminated) {
-      const stack_status st = is_push ? push_one(tid, bits) : pop_one(tid, bits);
-      if (st != stack_status::ok) return st;
+      const op_status st = is_push ? push_one(tid, bits) : pop_one(tid, bits);
+      if (st != op_status::ok) return st;
     }
     if (!is_push) value = detail::value_of<T>(bits);
-    return stack_status::ok;
+    return op_status::ok;
   }
 
  private:
@@ -142,24 +144,24 @@ struct scan_ref {
     return slots + (x >> 7) % config.elimination_slots;
   }
 
-  STM_HD stack_status push_one(std::uint32_t tid, word bits) const {
+  STM_HD op_status push_one(std::uint32_t tid, word bits) const {
     detail::backoff bo(config.backoff, tid);
     const word enc = static_cast<word>(~bits);
     for (std::uint32_t attempt = 0;; ++attempt) {
       const std::uint32_t e = settle(boundary());
-      if (e >= capacity) return stack_status::full;
+      if (e >= capacity) return op_status::full;
       word expect = cell_empty;
       // relaxed: the cell holds the whole value; a pop's CAS reads it with the value
       if (atomic_ref<word>(cells[e]).compare_exchange_strong(expect, enc, memory_order_relaxed)) {
         set_hint(e + 1);
-        return stack_status::ok;
+        return op_status::ok;
       }
-      if (detail::exchange_push(random_slot(tid, attempt), bits, config.offer_ns)) return stack_status::ok;
+      if (detail::exchange_push(random_slot(tid, attempt), bits, config.offer_ns)) return op_status::ok;
       bo.wait();
     }
   }
 
-  STM_HD stack_status pop_one(std::uint32_t tid, word& bits) const {
+  STM_HD op_status pop_one(std::uint32_t tid, word& bits) const {
     detail::backoff bo(config.backoff, tid);
     for (std::uint32_t attempt = 0;; ++attempt) {
       std::uint32_t i = settle(boundary());
@@ -178,16 +180,16 @@ struct scan_ref {
         if (atomic_ref<word>(cells[i]).compare_exchange_strong(c, cell_invalid, memory_order_relaxed)) {
           bits = static_cast<word>(~c);
           set_hint(i);
-          return stack_status::ok;
+          return op_status::ok;
         }
         lost = true;
         break;
       }
-      if (!lost) return stack_status::empty;
+      if (!lost) return op_status::empty;
       std::uint64_t got = 0;
       if (detail::exchange_pop(random_slot(tid, attempt), got)) {
         bits = static_cast<word>(got);
-        return stack_status::ok;
+        return op_status::ok;
       }
       bo.wait();
     }

@@ -66,8 +66,8 @@ struct sharded_ref {
   std::uint32_t shard_capacity = 0;
   backoff_config backoff{};
 
-  STM_HD stack_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
-  STM_HD stack_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
+  STM_HD op_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
+  STM_HD op_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
 
   /// Bulk push by one thread: values[0..n) (n <= 32), home shard first, then
   /// the other shards in order. Returns how many were pushed (fewer: full).
@@ -90,7 +90,7 @@ struct sharded_ref {
 
   /// Warp-cooperative push or pop. For a push `value` is the input; for a
   /// successful pop it receives the value.
-  STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {
+  STM_HD op_status exec(std::uint32_t tid, op_kind kind, T& value) const {
     const bool is_push = kind == op_kind::push;
     const std::uint32_t mask = platform::active_mask();
     word bits = is_push ? detail::bits_of(value) : word(0);
@@ -138,9 +138,9 @@ struct sharded_ref {
         }
     }
     if (!plan.eliminated && detail::batch_rank(plan, is_push) >= done)
-      return is_push ? stack_status::full : stack_status::empty;
+      return is_push ? op_status::full : op_status::empty;
     if (!is_push) value = detail::value_of<T>(bits);
-    return stack_status::ok;
+    return op_status::ok;
   }
 
  private:

@@ -1,12 +1,14 @@
-// containers/stack/treiber.hpp - the lock-free linked-list stack of seed 000
-// (Treiber stack over a node pool, 64-bit tagged index, tagged free list),
+// containers/stack/treiber.hpp - the lock-free linked-list stack of Treiber
+// (IBM RJ 5118, 1986) as Azad, Sehgal and Patel put it on a GPU ("Lock-Free
+// Linked-List Stack using CAS for GPU": a node pool, 64-bit tagged index,
+// tagged free list),
 // with jittered exponential back-off, warp elimination + warp batching, and
 // grid-wide elimination of whole batches.
 //
 //   stm::stack::treiber<int> s(stm::backend::gpu, 1 << 20);   // pool of 2^20 nodes
 //   auto r = s.ref();                                         // pass by value
-//   ... in a kernel: stm::stack::stack_status st = r.push(tid, 42);
-//                    int v; if (r.pop(tid, v) == stack_status::ok) ...
+//   ... in a kernel: stm::stack::op_status st = r.push(tid, 42);
+//                    int v; if (r.pop(tid, v) == op_status::ok) ...
 //
 // Guarantees
 //  - Linearizable LIFO stack. Lock-free: some call always completes. Lanes of
@@ -14,9 +16,9 @@
 //    lock-free, and its only other wait is a bounded one (an elimination
 //    offer, at most treiber_config::offer_ns, then withdrawn by its owner).
 //  - Values: any trivially copyable 4- or 8-byte T; no value is reserved.
-//  - Capacity: the node pool. A push fails with stack_status::full only when
+//  - Capacity: the node pool. A push fails with op_status::full only when
 //    the pool's never-used part is exhausted and the free list is empty (never
-//    corruption); pop on an empty stack returns stack_status::empty.
+//    corruption); pop on an empty stack returns op_status::empty.
 //  - ABA: every CAS on a head (stack or free list) increments its 32-bit tag.
 //
 // How it works. exec() first pairs the warp's pushes with its pops (warp
@@ -40,7 +42,7 @@
 // pop's CAS on the slot, while both calls are in progress; a pop that returns
 // empty at its read of an empty top.
 //
-// New over the seed's stack: back-off, warp elimination and batching, fresh
+// New over their GPU stack: back-off, warp elimination and batching, fresh
 // nodes before the free list (a push batch walks no list while the pool has
 // never-used nodes), and grid-wide elimination of batches (treiber_config:
 // slots_per_sm, offer_ns; slots_per_sm = 0 turns it off).
@@ -94,8 +96,8 @@ struct treiber_ref {
   std::uint32_t slot_groups = 1;
   treiber_config config{};
 
-  STM_HD stack_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
-  STM_HD stack_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
+  STM_HD op_status push(std::uint32_t tid, T value) const { return exec(tid, op_kind::push, value); }
+  STM_HD op_status pop(std::uint32_t tid, T& out) const { return exec(tid, op_kind::pop, out); }
 
   /// Bulk push by one thread: values[0..n) (n <= 32) as n pushes that overlap
   /// in time, like the lanes of a warp. Uncontended they take effect with one
@@ -123,16 +125,16 @@ struct treiber_ref {
     return got;
   }
 
-  /// The seed's per-thread operation (plus back-off and grid-wide
+  /// The per-thread operation of Azad, Sehgal and Patel's stack (plus back-off and grid-wide
   /// elimination), without warp elimination or batching. For comparison.
-  STM_HD stack_status exec_single(std::uint32_t tid, op_kind kind, T& value) const {
-    if (kind == op_kind::push) return push_bulk(tid, &value, 1) == 1 ? stack_status::ok : stack_status::full;
-    return pop_bulk(tid, &value, 1) == 1 ? stack_status::ok : stack_status::empty;
+  STM_HD op_status exec_single(std::uint32_t tid, op_kind kind, T& value) const {
+    if (kind == op_kind::push) return push_bulk(tid, &value, 1) == 1 ? op_status::ok : op_status::full;
+    return pop_bulk(tid, &value, 1) == 1 ? op_status::ok : op_status::empty;
   }
 
   /// Warp-cooperative push or pop (see the header comment). For a push `value`
   /// is the input; for a successful pop it receives the value.
-  STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value) const {
+  STM_HD op_status exec(std::uint32_t tid, op_kind kind, T& value) const {
     const bool is_push = kind == op_kind::push;
     const std::uint32_t mask = platform::active_mask();
     std::uint64_t bits = is_push ? std::uint64_t(detail::bits_of(value)) : 0u;
@@ -164,12 +166,12 @@ struct treiber_ref {
     }
     if (plan.eliminated) {
       if (!is_push) value = detail::value_of<T>(static_cast<detail::word_t<T>>(bits));
-      return stack_status::ok;
+      return op_status::ok;
     }
     const std::uint32_t pos = detail::batch_rank(plan, is_push);
-    if (pos >= done) return is_push ? stack_status::full : stack_status::empty;
+    if (pos >= done) return is_push ? op_status::full : op_status::empty;
     if (!is_push) value = detail::value_of<T>(static_cast<detail::word_t<T>>(bits));
-    return stack_status::ok;
+    return op_status::ok;
   }
 
  private:

@@ -1,31 +1,59 @@
-// containers/stack/tx.hpp - the STM-backed stack: an array and a top index,
-// every push and pop one PR-STM transaction, under any contention manager.
+// containers/stack/tx.hpp - stm::stack::tx_stack: the STM-backed stack, an
+// array and a top index read and written only through PR-STM transactions,
+// under any contention manager.
 //
 //   stm::stack::tx_stack<int> s(stm::backend::gpu, 1 << 16);
-//   auto r = s.ref<stm::cm::prstm>();          // or through stm::cm::dispatch
-//   ... in a kernel: r.push(tid, 42); int v; r.pop(tid, v);
+//   auto r = s.ref();                          // manager: stm::cm::prstm; s.ref<CM>() or s.ref(cm) for another
+//   ... in a kernel: r.push(tid, 42); int v; r.pop(tid, v);     // one transaction each
+//   ... or inside a caller's transaction (composition, containers/status.hpp):
+//   stm::transaction<> tx(r.locks(), tid);
+//   TX_BEGIN(tx) {
+//     int v;
+//     if (r.pop(tx, v) != stm::op_status::ok) TX_SEMANTIC_ABORT(tx);
+//     TX_WRITE(tx, &sum[0], TX_READ(tx, &sum[0]) + v);
+//   } TX_END(tx);
+//
+// Operations: push(tid, v) -> ok | full; pop(tid, out) -> ok | empty; the same
+// on a caller's transaction tx -> the same, or aborted when tx aborted (leave
+// the body: TX_END retries it). One-shot forms take an optional tx_counters*
+// that accumulates their transaction's commits and aborts.
 //
 // Guarantees
 //  - Linearizable LIFO stack: each operation is one serializable transaction
-//    (reads top, reads/writes one cell, writes top); a transaction commits at
-//    one instant inside its call.
+//    (reads top, reads/writes one cell, writes top) that commits at one
+//    instant inside its call; a composed operation takes effect when its
+//    caller's transaction commits, together with everything else it did.
 //  - Progress: that of the contention manager (PR-STM: the highest-priority
 //    running transaction is never aborted by a lower one, so some operation
 //    always completes; no thread waits on another).
-//  - Logical thread ids: distinct among concurrent callers and below
+//  - Thread ids: distinct among concurrent callers and below
 //    stm::lock_word::max_threads (the transaction's priority).
 //  - Values: any trivially copyable 4- or 8-byte T; nothing reserved.
-//  - full / empty are semantic aborts: the transaction ends without retry.
-//  - Every call can add its transaction counters (commits, aborts by cause) to
-//    a caller's tx_counters, e.g. to report abort rates.
+//  - full / empty end a one-shot transaction without retry (semantic abort).
+//
+// Composition (the same for tx_stack, tx_queue, tx_set and tx_skiplist): a
+// transaction that uses several containers (and the caller's own words) must
+// be built on the one lock table they all use: construct them with the same
+// `shared` lock_table and build the transaction on r.locks(). A transaction
+// spans one table only: a container with a table of its own cannot join a
+// transaction on another, because its one-shot operations would not see the
+// composed ones' locks. Any address maps to a lock of a table
+// (stm/lock_table.hpp), so the caller's words need no table of their own, but
+// while such transactions run every access to those words goes through
+// transactions on that same table. The caller's descriptor must have room for
+// everything (push: 1 read, 2 writes; pop: 2 reads, 1 write) and be opaque
+// (the default; the operations static_assert it), and its manager should be
+// the one the handles were given.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "cmp/prstm.hpp"
+#include "containers/detail/tx_ops.hpp"
 #include "containers/stack/common.hpp"
 #include "stm/buffer.hpp"
 #include "stm/lock_table.hpp"
@@ -34,86 +62,120 @@
 
 namespace stm::stack {
 
+/// Kernel handle of a tx_stack; CM is the manager of its one-shot operations
+/// (containers/status.hpp says why the manager is chosen there).
 template <class T, class CM = cm::prstm>
-struct tx_stack_ref {
+class tx_stack_ref {
   static_assert(is_stack_value<T>, "stack values are trivially copyable 4- or 8-byte types");
   using word = detail::word_t<T>;
+
+ public:
+  using value_type = T;
+  using contention_manager = CM;
   using config = tx_config<2, 2>;  // top + one cell
-  word* cells = nullptr;           // cells[capacity] is the top index
-  std::uint32_t capacity = 0;
-  lock_table_ref locks{};
 
-  STM_HD stack_status push(std::uint32_t tid, T value, tx_counters* acc = nullptr) const {
-    return exec(tid, op_kind::push, value, acc);
+  /// One transaction of its own: ok or full.
+  STM_HD op_status push(std::uint32_t tid, T value, tx_counters* counters = nullptr) const {
+    return exec(tid, op_kind::push, value, counters);
   }
-  STM_HD stack_status pop(std::uint32_t tid, T& out, tx_counters* acc = nullptr) const {
-    return exec(tid, op_kind::pop, out, acc);
+  /// One transaction of its own: ok (out set) or empty.
+  STM_HD op_status pop(std::uint32_t tid, T& out, tx_counters* counters = nullptr) const {
+    return exec(tid, op_kind::pop, out, counters);
   }
-
-  STM_HD stack_status exec(std::uint32_t tid, op_kind kind, T& value, tx_counters* acc = nullptr) const {
-    transaction<CM, config> tx(locks, tid);
-    word* top = cells + capacity;
-    stack_status st = stack_status::ok;
-    word out = 0;
-    if (kind == op_kind::push) {
-      const word bits = detail::bits_of(value);
-      TX_BEGIN(tx) {
-        st = stack_status::ok;
-        const word t = TX_READ(tx, top);
-        if (t >= capacity) {
-          st = stack_status::full;
-          TX_SEMANTIC_ABORT(tx);
-        }
-        TX_WRITE(tx, &cells[t], bits);
-        TX_WRITE(tx, top, static_cast<word>(t + 1));
-      }
-      TX_END(tx);
-    } else {
-      TX_BEGIN(tx) {
-        st = stack_status::ok;
-        const word t = TX_READ(tx, top);
-        if (t == 0) {
-          st = stack_status::empty;
-          TX_SEMANTIC_ABORT(tx);
-        }
-        out = TX_READ(tx, &cells[t - 1]);
-        TX_WRITE(tx, top, static_cast<word>(t - 1));
-      }
-      TX_END(tx);
+  /// push or pop by kind (value: pushed, or popped into).
+  STM_HD op_status exec(std::uint32_t tid, op_kind kind, T& value, tx_counters* counters = nullptr) const {
+    transaction<CM, config> tx(locks_, tid, cm_);
+    op_status st = op_status::ok;
+    T got{};
+    TX_BEGIN(tx) {
+      st = kind == op_kind::push ? push(tx, value) : pop(tx, got);
+      if (st == op_status::full || st == op_status::empty) TX_SEMANTIC_ABORT(tx);
     }
-    if (acc) *acc += tx.counters();
+    TX_END(tx);
+    if (counters) *counters += tx.counters();
     // The sets hold two entries at most: a capacity abort cannot happen.
-    if (st == stack_status::ok && kind == op_kind::pop) value = detail::value_of<T>(out);
+    if (st == op_status::ok && kind == op_kind::pop) value = got;
     return st;
   }
+
+  /// Inside the caller's open transaction tx (built on locks()): ok, full, or
+  /// aborted (tx aborted; leave the body).
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status push(Tx& tx, const T& value) const {
+    STM_REQUIRE_OPAQUE(Tx);
+    const word t = tx.read(top());
+    if (!tx.active()) return op_status::aborted;
+    if (t >= capacity_) return op_status::full;
+    tx.write(&cells_[t], detail::bits_of(value));
+    tx.write(top(), static_cast<word>(t + 1));
+    return tx.active() ? op_status::ok : op_status::aborted;
+  }
+  /// Inside the caller's open transaction: ok (out set), empty, or aborted.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status pop(Tx& tx, T& out) const {
+    STM_REQUIRE_OPAQUE(Tx);
+    const word t = tx.read(top());
+    if (!tx.active()) return op_status::aborted;
+    if (t == 0) return op_status::empty;
+    const word v = tx.read(&cells_[t - 1]);
+    tx.write(top(), static_cast<word>(t - 1));
+    if (!tx.active()) return op_status::aborted;
+    out = detail::value_of<T>(v);
+    return op_status::ok;
+  }
+
+  /// The lock table its transactions use (build composed transactions on it).
+  STM_HD lock_table_ref locks() const { return locks_; }
+  STM_HD std::uint32_t capacity() const { return capacity_; }
+
+ private:
+  template <class>
+  friend class tx_stack;
+  STM_HD word* top() const { return cells_ + capacity_; }
+  word* cells_ = nullptr;  // cells_[capacity_] is the top index
+  std::uint32_t capacity_ = 0;
+  lock_table_ref locks_{};
+  CM cm_{};
 };
 
 /// Move-only owner of an STM-backed stack: the cells, the top and the lock
-/// table covering them (one lock per cell, so that push and pop conflict only
-/// on the cells they touch and on the top).
+/// table covering them (its own: one lock per cell, so that push and pop
+/// conflict only on the cells they touch and on the top; or a shared one).
 template <class T>
 class tx_stack {
  public:
   using word = detail::word_t<T>;
+  template <class CM = cm::prstm>
+  using ref_type = tx_stack_ref<T, CM>;
 
   /// capacity: 1 .. 2^31 values; usage_error otherwise.
   tx_stack(backend where, std::uint64_t capacity)
       : cells_(where, checked(capacity) + 1),
-        // No commit clock: a transaction reads at most two locations, so opacity
-        // is cheap without it, and it would be a second hot word per push/pop.
-        locks_(where, capacity + 1, cells_.data(), sizeof(word), 1, /*clock=*/false),
+        // No commit clock: a one-shot transaction reads at most two locations,
+        // so opacity is cheap without it, and it would be a second hot word.
+        locks_(lock_table(where, capacity + 1, cells_.data(), sizeof(word), 1, /*clock=*/false)),
         capacity_(static_cast<std::uint32_t>(capacity)) {}
+  /// A stack whose transactions use the caller's lock table `shared`, so that
+  /// they compose with other containers and data of that table; the table
+  /// must outlive the stack's use.
+  tx_stack(backend where, std::uint64_t capacity, const lock_table& shared)
+      : cells_(where, checked(capacity) + 1), locks_(where, shared), capacity_(static_cast<std::uint32_t>(capacity)) {}
 
+  /// The kernel handle, whose one-shot operations run under manager cm.
   template <class CM = cm::prstm>
-  tx_stack_ref<T, CM> ref() const {
+  tx_stack_ref<T, CM> ref(CM cm = CM{}) const {
     tx_stack_ref<T, CM> r;
-    r.cells = cells_.data();
-    r.capacity = capacity_;
-    r.locks = locks_.ref();
+    r.cells_ = cells_.data();
+    r.capacity_ = capacity_;
+    r.locks_ = locks_.ref();
+    r.cm_ = cm;
     return r;
   }
   std::uint32_t capacity() const { return capacity_; }
-  const lock_table& locks() const { return locks_; }
+  backend where() const { return cells_.where(); }
+  const lock_table& locks() const { return locks_.table(); }
+  /// After a launch every lock must be free again (tests).
+  bool locks_free() const { return locks_.all_free(); }
 
   /// Values on the stack, top first (quiescent only).
   std::vector<T> contents() const {
@@ -132,7 +194,7 @@ class tx_stack {
     return static_cast<std::size_t>(capacity);
   }
   buffer<word> cells_;
-  lock_table locks_;
+  containers::detail::tx_locks locks_;
   std::uint32_t capacity_;
 };
 

@@ -20,7 +20,7 @@
 //    reachable, free or retired, once; after reclaim() the same again;
 //  - per key: set at the start of the launch + successful inserts -
 //    successful removes is 0 or 1 and equals the key's presence at the end;
-//  - nothing ran out: no pool_exhausted with the automatic pool size;
+//  - nothing ran out: no full (pool exhausted) with the automatic pool size;
 //  - tx: every operation committed exactly once (commit counter == operations
 //    that did not end on capacity), every lock free afterwards.
 // Capacity aborts (a walk longer than the read set) are counted and reported,
@@ -126,7 +126,7 @@ inline launch_ops make_ops(const config& c, std::uint64_t launch) {
 /// per key, 0 or 1, equal to the final presence. Updates `present`.
 inline std::string verify_launch(const launch_ops& d, const std::vector<std::uint8_t>& st,
                                  const std::vector<std::uint32_t>& final_keys, std::vector<char>& present) {
-  using stm::skiplist::op_status;
+  using stm::op_status;
   std::vector<std::int64_t> count(present.begin(), present.end());
   for (std::size_t i = 0; i < d.kind.size(); ++i) {
     if (st[i] != std::uint8_t(op_status::ok) || d.kind[i] == 2) continue;
@@ -151,28 +151,24 @@ inline std::string verify_launch(const launch_ops& d, const std::vector<std::uin
 template <class CM>
 struct any_skiplist {
   bool tx;
-  stm::skiplist::tx_skiplist_ref t;
+  stm::skiplist::tx_skiplist_ref<CM> t;
   stm::skiplist::lockfree_skiplist_ref n;
-  CM cm;
-  STM_HD stm::skiplist::op_status apply(std::uint32_t tid, std::uint32_t kind, std::uint32_t key,
-                                        stm::tx_counters* cnt) const {
-    using stm::skiplist::op_status;
+  STM_HD stm::op_status apply(std::uint32_t tid, std::uint32_t kind, std::uint32_t key,
+                              stm::tx_counters* cnt) const {
     if (tx) {
-      if (kind == 0) return t.insert<CM>(tid, key, cnt, cm);
-      if (kind == 1) return t.remove<CM>(tid, key, cnt, cm);
-      bool hit = false;
-      const op_status s = t.contains<CM>(tid, key, hit, cnt, cm);
-      return s != op_status::ok ? s : hit ? op_status::ok : op_status::not_found;
+      if (kind == 0) return t.insert(tid, key, cnt);
+      if (kind == 1) return t.remove(tid, key, cnt);
+      return t.contains(tid, key, cnt);
     }
-    if (kind == 0) return n.insert(key);
-    if (kind == 1) return n.remove(key);
-    return n.contains(key) ? op_status::ok : op_status::not_found;
+    if (kind == 0) return n.insert(tid, key);
+    if (kind == 1) return n.remove(tid, key);
+    return n.contains(tid, key);
   }
 };
 
 template <class Exec, class CM>
 outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(double) = nullptr) {
-  using stm::skiplist::op_status;
+  using stm::op_status;
   check(c);
   const stm::backend where = Exec::where;
   outcome out;
@@ -181,8 +177,8 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   std::unique_ptr<stm::skiplist::lockfree_skiplist> nat;
   if (which == impl::tx) txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
   else nat = std::make_unique<stm::skiplist::lockfree_skiplist>(where, out.pool, c.levels);
-  const any_skiplist<CM> s{which == impl::tx, txs ? txs->ref() : stm::skiplist::tx_skiplist_ref{},
-                           nat ? nat->ref() : stm::skiplist::lockfree_skiplist_ref{}, cm};
+  const any_skiplist<CM> s{which == impl::tx, txs ? txs->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
+                           nat ? nat->ref() : stm::skiplist::lockfree_skiplist_ref{}};
   auto structure = [&](std::vector<std::uint32_t>* keys) { return txs ? txs->check(keys) : nat->check(keys); };
   auto reclaim = [&] { return txs ? txs->reclaim() : nat->reclaim(); };
 
@@ -237,7 +233,7 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
       out.removed += ok && d.kind[i] == 1;
       out.found += ok && d.kind[i] == 2;
       cap += st[i] == std::uint8_t(op_status::capacity);
-      out.exhausted += st[i] == std::uint8_t(op_status::pool_exhausted);
+      out.exhausted += st[i] == std::uint8_t(op_status::full);
     }
     out.capacity += cap;
     std::vector<std::uint32_t> final_keys;

@@ -29,7 +29,7 @@
 //
 // Allocation: one fetch_add on a 64-bit cursor over the free ring; the ring's
 // tail only moves in reclaim(). A cursor at or past the tail means the pool is
-// exhausted for this launch: the operation reports it as a status.
+// exhausted for this launch: the operation reports it as op_status::full.
 //
 // Synchronization table (every order used on these words):
 //   node-word loads           acquire   pairs with the release part of the CAS
@@ -49,31 +49,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "containers/status.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 #include "stm/platform.hpp"
 
 namespace stm::list {
-
-/// Result of an update on a list.
-enum class op_status : std::uint32_t {
-  ok = 0,          ///< inserted / removed
-  exists,          ///< insert: the key (value) is already present
-  not_found,       ///< remove: the key is absent; insert_after: the target is absent
-  pool_exhausted,  ///< insert: no free node left until the next reclaim()
-  capacity,        ///< transactional list: the read or write set overflowed
-};
-
-inline const char* to_string(op_status s) {
-  switch (s) {
-    case op_status::ok: return "ok";
-    case op_status::exists: return "exists";
-    case op_status::not_found: return "not_found";
-    case op_status::pool_exhausted: return "pool_exhausted";
-    case op_status::capacity: return "capacity";
-  }
-  return "unknown";
-}
 
 namespace node {
 using word_t = std::uint64_t;
@@ -92,6 +73,20 @@ STM_HD inline constexpr word_t with_next(word_t w, std::uint32_t n) {
 STM_HD inline constexpr word_t with_mark(word_t w) { return w | 1u; }
 STM_HD inline constexpr word_t without_flag(word_t w) { return w & ~word_t(2); }
 }  // namespace node
+
+/// The node of a composed insert or remove on a transactional set
+/// (tx_set, tx_skiplist), kept by the caller outside the transaction body,
+/// one per call site, and handed to the set's settle(tx, slot) once the
+/// transaction has ended. An insert takes a node from the pool the first time
+/// it needs one and keeps it across the transaction's attempts (an aborted
+/// attempt never published it); settle() returns it to the pool unless the
+/// committed attempt linked it. A remove notes the node its attempt unlinked;
+/// settle() retires it (reused after reclaim()) when that attempt committed.
+struct node_slot {
+  std::uint32_t node = node::head;  ///< node::head: none
+  std::uint32_t attempt = 0;        ///< 1 + the attempt that linked or unlinked node; 0: none
+  bool unlinks = false;             ///< remove's slot
+};
 
 namespace detail {
 
@@ -281,6 +276,53 @@ class node_pool {
   pool_ref ref_{};
   std::uint32_t levels_ = 1;
 };
+
+/// What tx_set's and tx_skiplist's settle() do with a node_slot once the
+/// transaction tx has ended: an insert's node that no committed attempt
+/// linked was never published and goes back (retired, free after reclaim());
+/// a remove's node unlinked by the committed attempt is retired. Then the
+/// slot is empty.
+template <class Tx>
+STM_HD inline void settle(const pool_ref& pool, const Tx& tx, node_slot& slot) {
+  const bool took_effect = tx.committed() && slot.attempt == tx.attempts() + 1;
+  if (slot.node != node::head && (slot.unlinks ? took_effect : !took_effect)) pool.retire(slot.node);
+  slot = node_slot{};
+}
+
+/// Quiescent point: the structure check every list of this folder shares.
+/// Walks level 0 from the head and reports an index outside [lowest, pool
+/// size) or a cycle; calls visit(i, word, counts) for each reachable node i,
+/// which returns a fault ("" when none) and clears `counts` for a node that
+/// is not a user node of the list (a bucket sentinel); then the node
+/// accounting of node_pool::account. "" when everything holds.
+template <class Visit>
+std::string check_list(const node_pool& pool, std::uint32_t lowest, Visit&& visit) {
+  const auto w = pool.words();
+  std::vector<char> reach(w.size(), 0);
+  std::uint64_t users = 0;
+  for (std::uint32_t t = node::next(w[node::head]); t != node::tail; t = node::next(w[t])) {
+    if (t >= w.size()) return "next index " + std::to_string(t) + " outside the pool";
+    if (t < lowest) return "next index " + std::to_string(t) + " is not a user node";
+    if (reach[t]) return "cycle at node " + std::to_string(t);
+    reach[t] = 1;
+    bool counts = true;
+    const std::string e = visit(t, w[t], counts);
+    if (!e.empty()) return e;
+    users += counts;
+  }
+  return pool.account(std::move(reach), users);
+}
+
+/// Quiescent point: what list `l` holds, in its order, as l.check() collects
+/// it; logic_error naming `what` when check() finds the structure unsound.
+/// (Every list and skiplist's contents().)
+template <class List>
+std::vector<std::uint32_t> checked_contents(const List& l, const char* what) {
+  std::vector<std::uint32_t> out;
+  const std::string e = l.check(&out);
+  if (!e.empty()) throw std::logic_error(std::string(what) + ": " + e);
+  return out;
+}
 
 }  // namespace detail
 }  // namespace stm::list

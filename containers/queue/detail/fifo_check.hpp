@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace stm::detail {
+namespace stm::queue::detail {
 
 inline std::uint64_t fifo_item(std::uint32_t producer, std::uint32_t seq) {
   return (std::uint64_t(producer) << 32) | seq;
@@ -52,4 +52,4 @@ inline std::string check_fifo_run(const std::vector<std::uint64_t>& rows, std::u
   return "";
 }
 
-}  // namespace stm::detail
+}  // namespace stm::queue::detail

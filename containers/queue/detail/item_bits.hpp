@@ -9,7 +9,7 @@
 
 #include "stm/platform.hpp"
 
-namespace stm::detail {
+namespace stm::queue::detail {
 
 template <class T>
 inline constexpr bool is_queue_item =
@@ -31,4 +31,4 @@ STM_HD inline T word_to_item(W w) {
   return cuda::std::bit_cast<T>(w);
 }
 
-}  // namespace stm::detail
+}  // namespace stm::queue::detail

@@ -1,4 +1,4 @@
-// containers/queue/detail/ms_core.hpp - the mechanics of stm::ms_queue: the
+// containers/queue/detail/ms_core.hpp - the mechanics of stm::queue::ms_queue: the
 // Michael-Scott lock-free queue (PODC 1996) over a pool of nodes addressed by
 // 32-bit indices, with 32-bit tags against ABA, and a Treiber free list that
 // recycles dequeued nodes (type-stable memory: a node is never unmapped, so a
@@ -26,11 +26,11 @@
 
 #include <cstdint>
 
-#include "containers/queue/status.hpp"
+#include "containers/status.hpp"
 #include "stm/backoff.hpp"
 #include "stm/platform.hpp"
 
-namespace stm::detail {
+namespace stm::queue::detail {
 
 inline constexpr std::uint32_t ms_nil = 0xFFFFFFFFu;
 
@@ -95,9 +95,9 @@ struct ms_core {
     }
   }
 
-  STM_HD queue_status enqueue(std::uint64_t v) const {
+  STM_HD op_status enqueue(std::uint64_t v) const {
     const std::uint32_t node = alloc();
-    if (node == ms_nil) return queue_status::full;
+    if (node == ms_nil) return op_status::full;
     value_of(node).store(v, memory_order_relaxed);
     // A fresh tag for the node's next: a stale enqueuer that still expects the
     // node's previous "nil" cannot link behind it.
@@ -122,10 +122,10 @@ struct ms_core {
     }
     tail().compare_exchange_strong(tl, ms_pack(node, ms_tag(tl) + 1), memory_order_release,
                                    memory_order_relaxed);  // (T) swing the tail to our node (others may have)
-    return queue_status::success;
+    return op_status::ok;
   }
 
-  STM_HD queue_status dequeue(std::uint64_t& out) const {
+  STM_HD op_status dequeue(std::uint64_t& out) const {
     ms_backoff b;
     for (;;) {
       std::uint64_t hd = head().load(memory_order_acquire);  // pairs with (H)
@@ -134,7 +134,7 @@ struct ms_core {
       const std::uint64_t nx = next_of(hi).load(memory_order_acquire);  // pairs with (L)
       if (hd != head().load(memory_order_relaxed)) continue;
       if (hi == ms_index(tl)) {
-        if (ms_index(nx) == ms_nil) return queue_status::empty;
+        if (ms_index(nx) == ms_nil) return op_status::empty;
         std::uint64_t t = tl;
         tail().compare_exchange_weak(t, ms_pack(ms_index(nx), ms_tag(tl) + 1), memory_order_release,
                                      memory_order_relaxed);  // (T) help a lagging tail
@@ -146,11 +146,11 @@ struct ms_core {
                                        memory_order_relaxed)) {  // (H)
         out = v;
         release(hi);
-        return queue_status::success;
+        return op_status::ok;
       }
       b.pause();
     }
   }
 };
 
-}  // namespace stm::detail
+}  // namespace stm::queue::detail

@@ -1,4 +1,4 @@
-// containers/queue/detail/ticket_core.hpp - the mechanics of stm::ticket_queue
+// containers/queue/detail/ticket_core.hpp - the mechanics of stm::queue::ticket_queue
 // (Scogland & Feng, ICPE 2015, section 5 and Figure 4).
 //
 // State: two 32-bit ticket counters (head, tail), a closed flag, and per slot
@@ -37,11 +37,11 @@
 
 #include <cstdint>
 
-#include "containers/queue/status.hpp"
+#include "containers/status.hpp"
 #include "stm/backoff.hpp"
 #include "stm/platform.hpp"
 
-namespace stm::detail {
+namespace stm::queue::detail {
 
 /// Word offsets of the counters inside the counter block: 128 bytes apart,
 /// so that the two hot counters never share a cache line.
@@ -95,62 +95,62 @@ struct ticket_core {
   }
 
   /// Blocking enqueue of ticket t (Figure 4b, lines 6-14).
-  STM_HD queue_status finish_enqueue(std::uint32_t t, W w) const {
+  STM_HD op_status finish_enqueue(std::uint32_t t, W w) const {
     const std::uint32_t slot = t & mask, want = get_id(t);
-    if (!wait_turn(slot, want)) return queue_status::closed;
+    if (!wait_turn(slot, want)) return op_status::closed;
     item(slot).store(w, memory_order_relaxed);
     id(slot).store((want + 1u) & id_mask, memory_order_release);  // (E) item before id; pairs with the dequeuer's acquire
-    return queue_status::success;
+    return op_status::ok;
   }
 
   /// Blocking dequeue of ticket t.
-  STM_HD queue_status finish_dequeue(std::uint32_t t, W& out) const {
+  STM_HD op_status finish_dequeue(std::uint32_t t, W& out) const {
     const std::uint32_t slot = t & mask, want = (get_id(t) + 1u) & id_mask;
-    if (!wait_turn(slot, want)) return queue_status::closed;
+    if (!wait_turn(slot, want)) return op_status::closed;
     out = item(slot).load(memory_order_relaxed);
     id(slot).store((want + 1u) & id_mask, memory_order_release);  // (D) item read before id; pairs with the next enqueuer's acquire
-    return queue_status::success;
+    return op_status::ok;
   }
 
-  STM_HD queue_status enqueue(W w) const {
-    if (is_closed()) return queue_status::closed;
+  STM_HD op_status enqueue(W w) const {
+    if (is_closed()) return op_status::closed;
     return finish_enqueue(take_enqueue_ticket(), w);
   }
 
-  STM_HD queue_status dequeue(W& out) const {
-    if (is_closed()) return queue_status::closed;
+  STM_HD op_status dequeue(W& out) const {
+    if (is_closed()) return op_status::closed;
     return finish_dequeue(take_dequeue_ticket(), out);
   }
 
   /// Non-waiting enqueue (Figure 4c): take ticket t only if its slot is ready.
-  STM_HD queue_status enqueue_nb(W w) const {
-    if (is_closed()) return queue_status::closed;
+  STM_HD op_status enqueue_nb(W w) const {
+    if (is_closed()) return op_status::closed;
     std::uint32_t t = tail().load(memory_order_relaxed);
     const std::uint32_t slot = t & mask, want = get_id(t);
     if (id(slot).load(memory_order_acquire) != want) {  // pairs with (D): the slot's last item was read
       const std::uint32_t h = head().load(memory_order_relaxed);
-      return static_cast<std::int32_t>(t - h) >= static_cast<std::int64_t>(capacity()) ? queue_status::full
-                                                                                         : queue_status::busy;
+      return static_cast<std::int32_t>(t - h) >= static_cast<std::int64_t>(capacity()) ? op_status::full
+                                                                                         : op_status::busy;
     }
-    if (!tail().compare_exchange_strong(t, t + 1u, memory_order_relaxed)) return queue_status::busy;
+    if (!tail().compare_exchange_strong(t, t + 1u, memory_order_relaxed)) return op_status::busy;
     item(slot).store(w, memory_order_relaxed);
     id(slot).store((want + 1u) & id_mask, memory_order_release);  // (E)
-    return queue_status::success;
+    return op_status::ok;
   }
 
   /// Non-waiting dequeue: take ticket t only if its item is there.
-  STM_HD queue_status dequeue_nb(W& out) const {
-    if (is_closed()) return queue_status::closed;
+  STM_HD op_status dequeue_nb(W& out) const {
+    if (is_closed()) return op_status::closed;
     std::uint32_t t = head().load(memory_order_relaxed);
     const std::uint32_t slot = t & mask, want = (get_id(t) + 1u) & id_mask;
     if (id(slot).load(memory_order_acquire) != want) {  // pairs with (E): the item is written
       const std::uint32_t tl = tail().load(memory_order_relaxed);
-      return static_cast<std::int32_t>(tl - t) <= 0 ? queue_status::empty : queue_status::busy;
+      return static_cast<std::int32_t>(tl - t) <= 0 ? op_status::empty : op_status::busy;
     }
-    if (!head().compare_exchange_strong(t, t + 1u, memory_order_relaxed)) return queue_status::busy;
+    if (!head().compare_exchange_strong(t, t + 1u, memory_order_relaxed)) return op_status::busy;
     out = item(slot).load(memory_order_relaxed);
     id(slot).store((want + 1u) & id_mask, memory_order_release);  // (D)
-    return queue_status::success;
+    return op_status::ok;
   }
 
   /// Head and tail at one instant: tail is read between two equal reads of
@@ -174,4 +174,4 @@ struct ticket_core {
   STM_HD void close() const { closed_flag().store(1u, memory_order_relaxed); }  // a flag only: publishes no data
 };
 
-}  // namespace stm::detail
+}  // namespace stm::queue::detail

@@ -37,9 +37,8 @@
 
 namespace stm::skiplist {
 
-using list::op_status;
-using list::to_string;
 namespace node = list::node;
+using list::node_slot;
 
 /// Most levels a skiplist may have (the height mix has 16 bit pairs).
 inline constexpr std::uint32_t max_levels = 16;

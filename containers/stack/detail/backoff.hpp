@@ -1,5 +1,6 @@
 // containers/stack/detail/backoff.hpp - bounded, jittered exponential back-off
-// after a failed CAS on a hot word (seed 000's "future work").
+// after a failed CAS on a hot word (the "future work" of Azad, Sehgal and
+// Patel's GPU Treiber stack).
 #pragma once
 
 #include <cstdint>

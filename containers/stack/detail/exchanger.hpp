@@ -1,5 +1,6 @@
 // containers/stack/detail/exchanger.hpp - grid-wide elimination slots (the
-// elimination-backoff of Hendler, Shavit and Yerushalmi, as seed 001 uses it):
+// elimination back-off of Hendler, Shavit and Yerushalmi, SPAA 2004, as the
+// Scan Stack uses it):
 // a push that lost a CAS offers its value in a random slot for a short while;
 // a pop that lost a CAS looks for an offer in a random slot and takes it.
 //

@@ -1,5 +1,7 @@
-// containers/stack/detail/tagged_list.hpp - the CAS-linked lists of seed 000:
-// a node pool addressed by index, and list heads holding a 64-bit tagged index.
+// containers/stack/detail/tagged_list.hpp - the CAS-linked lists of the
+// Treiber stack (Treiber, IBM RJ 5118, 1986) as Azad, Sehgal and Patel put it
+// on a GPU: a node pool addressed by index, and list heads holding a 64-bit
+// tagged index.
 //
 // Head word: low 32 bits = node index + 1 (0 = empty list), high 32 bits = tag.
 // Every successful CAS on a head increments its tag, so a head value never

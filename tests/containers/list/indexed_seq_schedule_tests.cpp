@@ -22,7 +22,7 @@ namespace {
 
 namespace node = stm::list::node;
 namespace perturb = stm::platform::perturb;
-using stm::list::op_status;
+using stm::op_status;
 
 // Stops the thread that installed it before its first acquire load of a node
 // word that is the pending insertion of `value` (the word of a node linked
@@ -70,7 +70,7 @@ class stopped_insert {
   stopped_insert(const stm::list::indexed_seq_ref& s, std::uint32_t after, std::uint32_t value) : stop_(value) {
     thread_ = std::thread([this, s, after, value] {
       perturb::set_thread_hook(&stop_before_reading_pending::hook, &stop_);
-      result_ = s.insert_after(after, value);
+      result_ = s.insert_after(1, after, value);  // thread id 1; the test's own calls are 0
       perturb::set_thread_hook(nullptr, nullptr);
     });
   }
@@ -107,14 +107,14 @@ TEST(IndexedSeqSchedule, HelpedInsertRemovedBeforeTheInserterLooksStillReportsOk
     inserter.finish();
     FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
   }
-  EXPECT_FALSE(s.contains(9)) << "9 is linked but not yet published";
-  EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // helps: publishes 9 first
-  EXPECT_TRUE(s.contains(9));
-  EXPECT_EQ(s.remove(9), op_status::ok);
+  EXPECT_EQ(s.contains(0, 9), op_status::not_found) << "9 is linked but not yet published";
+  EXPECT_EQ(s.insert_after(0, 2, 7), op_status::ok);  // helps: publishes 9 first
+  EXPECT_EQ(s.contains(0, 9), op_status::ok);
+  EXPECT_EQ(s.remove(0, 9), op_status::ok);
   const op_status a = inserter.finish();
   EXPECT_EQ(a, op_status::ok) << "insert_after(2, 9) took effect (remove(9) returned ok, nothing else inserts 9), "
-                              << "but it returned " << stm::list::to_string(a);
-  EXPECT_EQ(seq.to_vector(), (std::vector<std::uint32_t>{5, 2, 7}));
+                              << "but it returned " << stm::to_string(a);
+  EXPECT_EQ(seq.contents(), (std::vector<std::uint32_t>{5, 2, 7}));
   seq.reclaim();
   EXPECT_EQ(seq.check(), "");
 }
@@ -138,12 +138,12 @@ TEST(IndexedSeqSchedule, FailedInsertStillReportsExistsWhenTheWinnerIsRemoved) {
     inserter.finish();
     FAIL() << "the inserter never read its pending node: the forced interleaving was not reached";
   }
-  EXPECT_EQ(s.insert_after(5, 9), op_status::ok);  // this copy of 9 wins the index
-  EXPECT_EQ(s.insert_after(2, 7), op_status::ok);  // fails A's node while helping
-  EXPECT_EQ(s.remove(9), op_status::ok);
+  EXPECT_EQ(s.insert_after(0, 5, 9), op_status::ok);  // this copy of 9 wins the index
+  EXPECT_EQ(s.insert_after(0, 2, 7), op_status::ok);  // fails A's node while helping
+  EXPECT_EQ(s.remove(0, 9), op_status::ok);
   const op_status a = inserter.finish();
   EXPECT_EQ(a, op_status::exists);
-  EXPECT_EQ(seq.to_vector(), (std::vector<std::uint32_t>{5, 2, 7}));
+  EXPECT_EQ(seq.contents(), (std::vector<std::uint32_t>{5, 2, 7}));
   seq.reclaim();
   EXPECT_EQ(seq.check(), "");
 }

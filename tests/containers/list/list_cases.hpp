@@ -14,24 +14,22 @@
 
 namespace list_test {
 
-using stm::list::op_status;
+using stm::op_status;
 
 // Three variants behind one interface for the tests (impl 0 harris, 1 bucketed, 2 tx).
 struct any_set {
   int impl;
   stm::list::harris_set_ref h;
-  stm::list::tx_set_ref t;
+  stm::list::tx_set_ref<> t;
   STM_HD op_status apply(std::uint32_t tid, std::uint32_t kind, std::uint32_t key) const {
     if (impl == 2) {
       if (kind == 0) return t.insert(tid, key);
       if (kind == 1) return t.remove(tid, key);
-      bool hit = false;
-      const op_status s = t.contains(tid, key, hit);
-      return s != op_status::ok ? s : hit ? op_status::ok : op_status::not_found;
+      return t.contains(tid, key);
     }
-    if (kind == 0) return h.insert(key);
-    if (kind == 1) return h.remove(key);
-    return h.contains(key) ? op_status::ok : op_status::not_found;
+    if (kind == 0) return h.insert(tid, key);
+    if (kind == 1) return h.remove(tid, key);
+    return h.contains(tid, key);
   }
 };
 static_assert(std::is_trivially_copyable_v<any_set>);
@@ -43,7 +41,7 @@ struct owned_set {
     if (impl == 2) t = std::make_unique<stm::list::tx_set>(where, cap, hint);
     else h = std::make_unique<stm::list::harris_set>(where, cap, impl == 1 ? hint : stm::list::bucket_hint{});
   }
-  any_set ref(int impl) const { return {impl, h ? h->ref() : stm::list::harris_set_ref{}, t ? t->ref() : stm::list::tx_set_ref{}}; }
+  any_set ref(int impl) const { return {impl, h ? h->ref() : stm::list::harris_set_ref{}, t ? t->ref() : stm::list::tx_set_ref<>{}}; }
   std::string check(std::vector<std::uint32_t>* k = nullptr) const { return h ? h->check(k) : t->check(k); }
   std::uint64_t reclaim() { return h ? h->reclaim() : t->reclaim(); }
 };

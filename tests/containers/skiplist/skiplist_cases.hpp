@@ -13,7 +13,7 @@
 
 namespace skiplist_test {
 
-using stm::skiplist::op_status;
+using stm::op_status;
 template <class CM>
 using any_skiplist = stm::workloads::skiplist::any_skiplist<CM>;  // apply(tid, kind 0/1/2, key, counters)
 
@@ -26,8 +26,8 @@ struct owned_skiplist {
   }
   template <class CM>
   any_skiplist<CM> ref(CM cm = CM{}) const {
-    return {t != nullptr, t ? t->ref() : stm::skiplist::tx_skiplist_ref{},
-            n ? n->ref() : stm::skiplist::lockfree_skiplist_ref{}, cm};
+    return {t != nullptr, t ? t->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
+            n ? n->ref() : stm::skiplist::lockfree_skiplist_ref{}};
   }
   std::string check(std::vector<std::uint32_t>* k = nullptr) const { return t ? t->check(k) : n->check(k); }
   std::uint64_t reclaim() { return t ? t->reclaim() : n->reclaim(); }

@@ -67,7 +67,7 @@ inline std::string verify_mix(const mix_config& c, const mix_data& d, const std:
   std::vector<std::int64_t> count(c.keys, 0);
   for (auto k : d.initial) count[k] = 1;
   for (std::uint64_t i = 0; i < c.ops; ++i) {
-    if (st[i] != std::uint8_t(stm::list::op_status::ok) || d.kind[i] == 2) continue;
+    if (st[i] != std::uint8_t(stm::op_status::ok) || d.kind[i] == 2) continue;
     count[d.key[i]] += d.kind[i] == 0 ? 1 : -1;
   }
   std::vector<char> present(c.keys, 0);
@@ -106,20 +106,16 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   if (impl == "tx") {
     stm::list::tx_set set(Exec::where, capacity, {0, c.keys - 1, mix_buckets(c.keys)});
     set.assign(d.initial);  // linear set-up; inserting keys one by one walks O(n^2) nodes
-    const auto s = set.ref();
+    const auto s = set.template ref<CM>();
     stm::stats_block stats(Exec::where);
     const auto st = stats.ref();
     out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
       stm::tx_counters cnt;
       for (std::uint64_t i = tid; i < n_ops; i += threads) {
-        stm::list::op_status r;
-        if (kp[i] == 0) r = s.insert<CM>(tid, yp[i], &cnt);
-        else if (kp[i] == 1) r = s.remove<CM>(tid, yp[i], &cnt);
-        else {
-          bool hit = false;
-          r = s.contains<CM>(tid, yp[i], hit, &cnt);
-          if (r == stm::list::op_status::ok && !hit) r = stm::list::op_status::not_found;
-        }
+        stm::op_status r;
+        if (kp[i] == 0) r = s.insert(tid, yp[i], &cnt);
+        else if (kp[i] == 1) r = s.remove(tid, yp[i], &cnt);
+        else r = s.contains(tid, yp[i], &cnt);
         sp[i] = static_cast<std::uint8_t>(r);
       }
       st.add(cnt);
@@ -136,10 +132,10 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
     const auto s = set.ref();
     out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
       for (std::uint64_t i = tid; i < n_ops; i += threads) {
-        stm::list::op_status r;
-        if (kp[i] == 0) r = s.insert(yp[i]);
-        else if (kp[i] == 1) r = s.remove(yp[i]);
-        else r = s.contains(yp[i]) ? stm::list::op_status::ok : stm::list::op_status::not_found;
+        stm::op_status r;
+        if (kp[i] == 0) r = s.insert(tid, yp[i]);
+        else if (kp[i] == 1) r = s.remove(tid, yp[i]);
+        else r = s.contains(tid, yp[i]);
         sp[i] = static_cast<std::uint8_t>(r);
       }
     });
@@ -149,9 +145,9 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   }
   const auto st = status.to_vector();
   for (auto v : st) {
-    out.succeeded += v == std::uint8_t(stm::list::op_status::ok);
-    out.exhausted += v == std::uint8_t(stm::list::op_status::pool_exhausted);
-    out.capacity += v == std::uint8_t(stm::list::op_status::capacity);
+    out.succeeded += v == std::uint8_t(stm::op_status::ok);
+    out.exhausted += v == std::uint8_t(stm::op_status::full);
+    out.capacity += v == std::uint8_t(stm::op_status::capacity);
   }
   out.final_size = final_keys.size();
   if (out.exhausted) structure = "pool exhausted although sized for every insert";
@@ -196,7 +192,7 @@ outcome run_seed(const seed_config& c) {
   out.ops = n;
   out.seconds = Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
     for (std::uint64_t i = tid; i < n; i += threads) {
-      const auto r = op[3 * i] == 1 ? s.insert_after(op[3 * i + 1], op[3 * i + 2]) : s.remove(op[3 * i + 1]);
+      const auto r = op[3 * i] == 1 ? s.insert_after(tid, op[3 * i + 1], op[3 * i + 2]) : s.remove(tid, op[3 * i + 1]);
       sp[i] = static_cast<std::uint8_t>(r);
     }
   });
@@ -209,9 +205,9 @@ outcome run_seed(const seed_config& c) {
   st.resize(n);
   std::vector<char> ok(n);
   for (std::uint64_t i = 0; i < n; ++i) {
-    ok[i] = st[i] == std::uint8_t(stm::list::op_status::ok);
+    ok[i] = st[i] == std::uint8_t(stm::op_status::ok);
     out.succeeded += ok[i];
-    out.exhausted += st[i] == std::uint8_t(stm::list::op_status::pool_exhausted);
+    out.exhausted += st[i] == std::uint8_t(stm::op_status::full);
   }
   if (e.empty() && out.exhausted) e = "pool exhausted although sized for every insert";
   if (e.empty()) e = stm::list::seed::verify(c.initial, c.ops, ok, final_seq);

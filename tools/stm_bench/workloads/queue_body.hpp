@@ -77,26 +77,26 @@ double run_loop(const plan& p, Op op, std::uint64_t* rows, std::uint32_t* failur
 // One adapter per implementation: enqueue/dequeue that succeed or fail for
 // good, counting retries (busy, full, empty that only mean "not yet").
 struct ticket_op {
-  stm::ticket_queue_ref<std::uint64_t> q;
-  STM_HD bool enqueue(std::uint32_t, std::uint64_t v, std::uint64_t&) const { return q.enqueue(v) == stm::queue_status::success; }
-  STM_HD bool dequeue(std::uint32_t, std::uint64_t& v, std::uint64_t&) const { return q.dequeue(v) == stm::queue_status::success; }
+  stm::queue::ticket_queue_ref<std::uint64_t> q;
+  STM_HD bool enqueue(std::uint32_t tid, std::uint64_t v, std::uint64_t&) const { return q.enqueue(tid, v) == stm::op_status::ok; }
+  STM_HD bool dequeue(std::uint32_t tid, std::uint64_t& v, std::uint64_t&) const { return q.dequeue(tid, v) == stm::op_status::ok; }
 };
 struct ticket_nb_op {
-  stm::ticket_queue_ref<std::uint64_t> q;
-  STM_HD bool enqueue(std::uint32_t, std::uint64_t v, std::uint64_t& again) const {
+  stm::queue::ticket_queue_ref<std::uint64_t> q;
+  STM_HD bool enqueue(std::uint32_t tid, std::uint64_t v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
-      const auto s = q.enqueue_nb(v);
-      if (s == stm::queue_status::success) return true;
-      if (s == stm::queue_status::closed) return false;
+      const auto s = q.enqueue_nb(tid, v);
+      if (s == stm::op_status::ok) return true;
+      if (s == stm::op_status::closed) return false;
       ++again;
       stm::platform::backoff_ns(ns);
     }
   }
-  STM_HD bool dequeue(std::uint32_t, std::uint64_t& v, std::uint64_t& again) const {
+  STM_HD bool dequeue(std::uint32_t tid, std::uint64_t& v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
-      const auto s = q.dequeue_nb(v);
-      if (s == stm::queue_status::success) return true;
-      if (s == stm::queue_status::closed) return false;
+      const auto s = q.dequeue_nb(tid, v);
+      if (s == stm::op_status::ok) return true;
+      if (s == stm::op_status::closed) return false;
       ++again;
       stm::platform::backoff_ns(ns);
     }
@@ -106,19 +106,19 @@ struct ticket_nb_op {
 /// are impossible for a linearizable queue (capacity >= threads, and every
 /// dequeue follows its own enqueue), so there they count as failures.
 struct ms_op {
-  stm::ms_queue_ref<std::uint64_t> q;
+  stm::queue::ms_queue_ref<std::uint64_t> q;
   bool strict;
-  STM_HD bool enqueue(std::uint32_t, std::uint64_t v, std::uint64_t& again) const {
+  STM_HD bool enqueue(std::uint32_t tid, std::uint64_t v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
-      if (q.enqueue(v) == stm::queue_status::success) return true;
+      if (q.enqueue(tid, v) == stm::op_status::ok) return true;
       if (strict) return false;
       ++again;
       stm::platform::backoff_ns(ns);
     }
   }
-  STM_HD bool dequeue(std::uint32_t, std::uint64_t& v, std::uint64_t& again) const {
+  STM_HD bool dequeue(std::uint32_t tid, std::uint64_t& v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
-      if (q.dequeue(v) == stm::queue_status::success) return true;
+      if (q.dequeue(tid, v) == stm::op_status::ok) return true;
       if (strict) return false;
       ++again;
       stm::platform::backoff_ns(ns);
@@ -127,7 +127,7 @@ struct ms_op {
 };
 template <class CM>
 struct tx_op {
-  stm::tx_queue_ref<std::uint64_t> q;
+  stm::queue::tx_queue_ref<std::uint64_t, CM> q;
   bool strict;
   std::uint64_t* commits;  // [tid % 1024]
   std::uint64_t* aborts;   // [cause * 1024 + tid % 1024]
@@ -140,9 +140,9 @@ struct tx_op {
   STM_HD bool enqueue(std::uint32_t tid, std::uint64_t v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
       stm::tx_counters c;
-      const auto s = q.template enqueue<CM>(tid, v, &c);
+      const auto s = q.enqueue(tid, v, &c);
       count(tid, c);
-      if (s == stm::queue_status::success) return true;
+      if (s == stm::op_status::ok) return true;
       if (strict) return false;
       ++again;
       stm::platform::backoff_ns(ns);
@@ -151,9 +151,9 @@ struct tx_op {
   STM_HD bool dequeue(std::uint32_t tid, std::uint64_t& v, std::uint64_t& again) const {
     for (std::uint32_t ns = 32;; ns = ns < 1024 ? 2 * ns : ns) {
       stm::tx_counters c;
-      const auto s = q.template dequeue<CM>(tid, v, &c);
+      const auto s = q.dequeue(tid, v, &c);
       count(tid, c);
-      if (s == stm::queue_status::success) return true;
+      if (s == stm::op_status::ok) return true;
       if (strict) return false;
       ++again;
       stm::platform::backoff_ns(ns);
@@ -185,19 +185,19 @@ result run_one(const options& o, const plan& p) {
   // calls, no waiting), so they may launch more threads than fit at once.
   const stm::progress prog = strict ? stm::progress::any : stm::progress::all_resident;
   if (p.impl == "ticket" || p.impl == "ticket-nb") {
-    stm::ticket_queue<std::uint64_t> q(Exec::where, p.capacity);
+    stm::queue::ticket_queue<std::uint64_t> q(Exec::where, p.capacity);
     seconds = p.impl == "ticket"
                   ? run_loop<Exec>(p, ticket_op{q.ref()}, rows.data(), failures.data(), retries.data())
                   : run_loop<Exec>(p, ticket_nb_op{q.ref()}, rows.data(), failures.data(), retries.data());
   } else if (p.impl == "ms") {
-    stm::ms_queue<std::uint64_t> q(Exec::where, p.capacity);
+    stm::queue::ms_queue<std::uint64_t> q(Exec::where, p.capacity);
     seconds = run_loop<Exec>(p, ms_op{q.ref(), strict}, rows.data(), failures.data(), retries.data(), prog);
   } else {
     stm::require_priorities(p.threads);
-    stm::tx_queue<std::uint64_t> q(Exec::where, p.capacity);
+    stm::queue::tx_queue<std::uint64_t> q(Exec::where, p.capacity);
     stm::cm::dispatch(p.cm, [&](auto cm) {
       using CM = decltype(cm);
-      seconds = run_loop<Exec>(p, tx_op<CM>{q.ref(), strict, commits.data(), aborts.data()}, rows.data(),
+      seconds = run_loop<Exec>(p, tx_op<CM>{q.template ref<CM>(), strict, commits.data(), aborts.data()}, rows.data(),
                                failures.data(), retries.data(), prog);
     });
   }
@@ -232,7 +232,7 @@ result run_one(const options& o, const plan& p) {
     why = std::to_string(failed) + " calls failed for good (closed, or full/empty in a matched run, which a "
           "linearizable queue never reports there)";
   else
-    why = stm::detail::check_fifo_run(row_major(rows.to_vector(), consumers(p), p.per_thread), consumers(p),
+    why = stm::queue::detail::check_fifo_run(row_major(rows.to_vector(), consumers(p), p.per_thread), consumers(p),
                                       p.per_thread, producers(p), p.prodcons ? 3ull * p.per_thread : p.per_thread);
   r.verified = why.empty();
   r.verify_message = r.verified ? p.impl + ": " + std::to_string(n_pairs) +

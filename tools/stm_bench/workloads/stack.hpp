@@ -67,7 +67,7 @@ STM_HD inline bool is_push_op(std::uint64_t i, std::uint64_t seed, std::uint32_t
 template <class T>
 struct treiber_single_ref {
   stm::stack::treiber_ref<T> r;
-  STM_HD stm::stack::stack_status exec(std::uint32_t tid, stm::stack::op_kind k, T& v) const {
+  STM_HD stm::op_status exec(std::uint32_t tid, stm::stack::op_kind k, T& v) const {
     return r.exec_single(tid, k, v);
   }
 };
@@ -76,7 +76,7 @@ struct treiber_single_ref {
 template <bool IsTx>
 struct call_exec {
   template <class Ref>
-  STM_HD static stm::stack::stack_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
+  STM_HD static stm::op_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
                                              stm::tx_counters*) {
     return r.exec(tid, k, v);
   }
@@ -84,7 +84,7 @@ struct call_exec {
 template <>
 struct call_exec<true> {
   template <class Ref>
-  STM_HD static stm::stack::stack_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
+  STM_HD static stm::op_status run(const Ref& r, std::uint32_t tid, stm::stack::op_kind k, std::uint32_t& v,
                                              stm::tx_counters* acc) {
     return r.exec(tid, k, v, acc);
   }
@@ -95,7 +95,7 @@ struct call_exec<true> {
 template <class Exec, bool IsTx, class Owner, class Ref>
 outcome run_with(const config& c, const Owner& s, const Ref r, stm::stats_ref stats) {
   using stm::stack::op_kind;
-  using stm::stack::stack_status;
+  using stack_status = stm::op_status;
   const std::uint64_t ops = c.ops;
   const std::uint32_t threads = c.threads, ratio = c.push_ratio;
   const std::uint64_t prefill = c.prefill, seed = c.seed;
@@ -111,7 +111,7 @@ outcome run_with(const config& c, const Owner& s, const Ref r, stm::stats_ref st
         std::uint32_t v = static_cast<std::uint32_t>(i + 1);
         stm::tx_counters ignored;
         const stack_status st = call_exec<IsTx>::run(r, tid, op_kind::push, v, &ignored);
-        if (st != stack_status::ok) stm::atomic_ref<std::uint32_t>(*pf).fetch_add(1, stm::memory_order_relaxed);
+        if (st != stm::op_status::ok) stm::atomic_ref<std::uint32_t>(*pf).fetch_add(1, stm::memory_order_relaxed);
       }
     });
   outcome out;

@@ -1,0 +1,2 @@
+// CPU instances of the composition tests.
+#include "compose_tests.inc"

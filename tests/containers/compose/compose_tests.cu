@@ -1,0 +1,2 @@
+// GPU instances of the composition tests.
+#include "compose_tests.inc"

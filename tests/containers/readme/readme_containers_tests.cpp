@@ -1,0 +1,2 @@
+// CPU instances of the README example tests.
+#include "readme_containers_tests.inc"
