@@ -745,7 +745,10 @@ struct tx_core : tx_recorder<Config> {
   /// under its locks): the increment after the final locks, the write-back
   /// after the increment.
   STM_HD void tick_clock() {
-    table.clock_word().fetch_add(1, memory_order_acq_rel);  // (K) pairs with the reader's acquire loads of the clock
+    // (K) pairs with the reader's acquire loads of the clock. Release only:
+    // this commit validated already (under its locks), so unlike
+    // write_set_claimed() it has nothing to acquire.
+    table.clock_word().fetch_add(1, memory_order_release);
     platform::fence_release();  // (A') also (A): final locks and increment before the write-back
   }
 
