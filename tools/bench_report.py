@@ -185,7 +185,7 @@ def report(rows, provenance=None, notes=None):
     by_wl = {}
     for r in rows:
         # Rows without a workload are not stm_bench results (reliability.jsonl:
-        # histories checked, tabled in the README by tools/reliability_rows.py).
+        # histories checked, tabled by tools/reliability_rows.py --table).
         if "workload" in r:
             by_wl.setdefault(r["workload"], []).append(r)
     for wl in sorted(by_wl):
