@@ -337,11 +337,11 @@ struct tx_core : tx_recorder<Config> {
       // (--cm-wait): a final lock seen is only noted, and commit() fails it
       // (as it fails an update on a lock word that the manager says dooms it).
       // Two paths on the manager's answer alone (a uniform value). With one
-      // condition `polling && is_locked(w1)` the compilers (nvvm, then ptxas)
-      // fold the two tests into one branch that waits for the lock word, and
-      // the next read's loads go out only after it (H100 SASS of the bank: the
-      // two reads of a transfer took two round trips). The loads are written
-      // in a different order in each path so that they are not hoisted above
+      // condition `polling && is_locked(w1)` the device compiler may fold the
+      // two tests into one branch that waits for the lock word, and the next
+      // read's loads then go out only after it (the two reads of a transfer
+      // take two round trips; results/FINDINGS.md). The loads are written in
+      // a different order in each path so that they are not hoisted above
       // the branch (two relaxed loads: their order means nothing).
       if (!cm.wait_on_locked(0)) {
         w1 = lw.load(memory_order_relaxed);
