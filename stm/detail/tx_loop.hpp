@@ -30,8 +30,10 @@
 // Warp-serial escalation (STM_TX_WARP_SERIAL = N > 0, default 8): a lane
 // whose transaction has aborted N times in a row takes the warp's token for
 // the passes in which it is ready: while some ready lane holds it, only the
-// lowest such lane attempts and the other lanes of the warp skip the pass
-// (they do not pause). Its lanes can then no longer defeat it, whatever their
+// holder with the most aborts in a row (the lowest lane on a tie) attempts,
+// and the other lanes of the warp skip the pass (they do not pause). Serving
+// the longest loser first matters: with the lowest holder first, a high lane
+// whose warp-mates keep aborting among themselves would never be served. Its lanes can then no longer defeat it, whatever their
 // priorities: under prstm a low-priority lane otherwise loses every pass to a
 // higher-priority lane of its own warp that starts its next transaction at
 // once, and the no-steal managers can collide in lock-step pass after pass.
@@ -79,8 +81,15 @@ class tx_loop {
       bool go = lane_turn(live_, pause_);
 #if STM_TX_WARP_SERIAL > 0
       const bool escalated = go && !fresh_ && tx_.attempts() + 1u >= static_cast<std::uint32_t>(STM_TX_WARP_SERIAL);
-      const std::uint32_t holders = platform::ballot(live_, escalated);
-      if (holders != 0 && platform::lowest_bit(holders) != platform::lane_id()) go = false;
+      if (platform::ballot(live_, escalated) != 0) {  // warp-uniform: every lane of live_ takes the reduce
+        // The token goes to the ready lane with the most aborts in a row, the
+        // lowest lane on a tie: a count that only a commit resets keeps
+        // growing, so every lane that keeps losing is served in turn.
+        constexpr std::uint32_t most = (1u << 27) - 1u;
+        const std::uint32_t a = tx_.attempts() < most ? tx_.attempts() : most;
+        const std::uint32_t key = escalated ? ((most - a) << 5) | platform::lane_id() : ~0u;
+        go = escalated && platform::reduce_min(live_, key) == key;
+      }
 #endif
       if (go) {
         ran_ = true;

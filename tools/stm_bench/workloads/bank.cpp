@@ -34,6 +34,7 @@ stm::workloads::bank::config make_config(const bench::options& o) {
   c.read_all = o.get_percent("read-all");
   c.audit_size = static_cast<std::uint32_t>(o.get_u64("audit-size"));  // at most 4096: its declaration
   c.opaque = o.get_bool("opaque");
+  c.clock = o.get_bool("clock");
   const std::string spread = o.get("lock-spread");
   if (spread == "auto") {
     c.lock_spread = 0;
@@ -92,7 +93,8 @@ std::vector<bench::result> run(const bench::options& o) {
   bench::result r = bench::base_result(o, o.cm, c.threads);
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
-  r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque);
+  r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque)
+      .boolean("clock", c.clock || (c.read_all > 0 && c.opaque));
   r.integer("audits", static_cast<std::int64_t>(out.audits));
   r.num("attempts_per_audit", out.audits ? double(out.audit_attempts) / double(out.audits) : 0.0);
   r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
@@ -161,6 +163,10 @@ bench::registrar reg({"bank",
                        bench::toggle("opaque", "opaque descriptors (tx_config's default) instead of commit-time validation; "
                                                "with --read-all every audit attempt sees one snapshot (the lock table "
                                                "keeps a commit clock)"),
+                       bench::toggle("clock", "the lock table keeps its commit clock, as a lock_table does by default: "
+                                              "an opaque read then re-checks its own lock word while no commit moved "
+                                              "the clock, instead of every read behind a fence; each update commit "
+                                              "increments it"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
                        bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
                        bench::common("cm-backoff")},
