@@ -22,8 +22,10 @@
 //           reads and writes only the neighbours (each lowered to that value,
 //           or written back unchanged when it fell meanwhile), so every read
 //           is of a location it writes: no read of a hot sender to conflict
-//           on, and the commit's cheaper path (no seq_cst fence, no separate
-//           read validation). A thread's chunks run as one TX_FOR loop, so
+//           on, the commit's cheaper path (no seq_cst fence, no separate read
+//           validation), and sets of at most `chunk` entries, which the core
+//           keeps in registers (tx's chunk + 1 reads put its descriptor in
+//           local memory). A thread's chunks run as one TX_FOR loop, so
 //           the lanes of a warp go on with their own next chunks while a lane
 //           pauses after an abort, instead of meeting at every transaction
 //           (round_tx_lower_kernel says why the fixpoint is the same);
