@@ -44,11 +44,17 @@ bad --workload kmeans --impl atomic
 bad --workload kmeans --cm no_such_manager
 bad --workload kmeans --threads 600000 --impl tx
 bad --workload kmeans --vertices 10
+bad --workload kmeans --impl tx-block --block 48
+bad --workload kmeans --impl tx-block --block 0
+bad --workload kmeans --impl tx-block --block 4294967296
+bad --workload kmeans --impl tx-aggregated --block 64
+bad --workload kmeans --impl native --block 64
 bad --workload graph --vertices 0
 bad --workload graph --vertices 2147483649
 bad --workload graph --edges 4294967296
 bad --workload graph --graph no_such_file_or_shape
 bad --workload graph --impl tx-aggregated
+bad --workload graph --block 64
 bad --workload graph --max-value 0
 bad --workload graph --cm no_such_manager
 bad --workload graph --points 10
@@ -60,6 +66,8 @@ for cm in prstm gpustm backoff delay; do
   good --workload graph --vertices 20000 --edges 14000 --threads 16 --cm $cm
 done
 good --workload kmeans --points 20000 --threads 16 --hash 64 --impl tx
+good --workload kmeans --points 20000 --threads 100 --impl tx-block --block 32 --sweep cm=prstm,gpustm
+good --workload graph --vertices 20000 --edges 200000 --threads 64 --impl tx-lower --sweep hash=1,16
 good --workload graph --vertices 4096 --edges 40000 --graph rmat --threads 16 --hash 16
 printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n5 5 4\n2 1\n3 2\n5 4\n1 1\n' >"$tmp/g.mtx"
 good --workload graph --graph "$tmp/g.mtx" --threads 4

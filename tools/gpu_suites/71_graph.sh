@@ -3,9 +3,9 @@
 # graph (10,000,000 uniform edges: nearly every vertex ends at the global
 # minimum), a sparse one (700,000 edges: many components survive, so a wrong
 # minimum cannot hide) and an R-MAT one (hubs: contended). Every invocation runs
-# the transaction (tx) and atomic fetch_min (native) over the same frontier,
-# each verified against the sequential reference; medians of 3 runs after a
-# warm-up. Threads at lock coverage 1 and lock coverage 1-64 at 1,536 threads
+# the transaction (tx), its filtered forms (tx-filtered, tx-lower) and atomic
+# fetch_min (native) over the same frontier, each verified against the
+# sequential reference; medians of 3 runs after a warm-up. Threads at lock coverage 1 and lock coverage 1-64 at 1,536 threads
 # (prstm and gpustm), the other managers and the other graphs at the headline point.
 rep=3
 threads=384,1536,6144,full

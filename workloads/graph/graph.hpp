@@ -16,6 +16,19 @@
 //           stays so, and if the sender's own value falls meanwhile, whoever
 //           lowered it flagged it to send again in the next round; the fixpoint
 //           is the same. A chunk without such a neighbour runs no transaction;
+//   tx-lower
+//           tx-filtered's transaction without the sender's value in it: the
+//           sender sends the value its plain load saw, and the transaction
+//           reads and writes only the neighbours (each lowered to that value,
+//           or written back unchanged when it fell meanwhile), so every read
+//           is of a location it writes: no read of a hot sender to conflict
+//           on, the commit's cheaper path (no seq_cst fence, no separate read
+//           validation), and sets of at most `chunk` entries, which the core
+//           keeps in registers (tx's chunk + 1 reads put its descriptor in
+//           local memory). A thread's chunks run as one TX_FOR loop, so
+//           the lanes of a warp go on with their own next chunks while a lane
+//           pauses after an abort, instead of meeting at every transaction
+//           (round_tx_lower_kernel says why the fixpoint is the same);
 //   native  the same frontier, each neighbour lowered with an atomic fetch_min
 //           (also after a plain load shows it greater).
 //
@@ -39,8 +52,10 @@
 
 namespace stm::workloads::graph {
 
-enum class impl { tx, tx_filtered, native };
-inline const char* name_of(impl i) { return i == impl::tx ? "tx" : i == impl::tx_filtered ? "tx-filtered" : "native"; }
+enum class impl { tx, tx_filtered, tx_lower, native };
+inline const char* name_of(impl i) {
+  return i == impl::tx ? "tx" : i == impl::tx_filtered ? "tx-filtered" : i == impl::tx_lower ? "tx-lower" : "native";
+}
 inline bool transactional(impl i) { return i != impl::native; }
 
 /// Neighbours a transaction lowers at most (its write set; reads: one more).
@@ -57,6 +72,8 @@ struct outcome {
   double seconds = 0;       // all rounds (kernel time)
   std::uint32_t rounds = 0;  // the last one lowers nothing
   std::uint64_t sent = 0;    // vertices that sent their value, all rounds
+  std::uint64_t lowered = 0;  // values lowered (committed writes that lowered, successful fetch_mins), all rounds
+  std::vector<double> round_seconds;  // kernel time of every round
   std::uint32_t lock_spread = 1;
   bool locks_free = true;
   std::vector<std::int32_t> values;  // final
@@ -76,12 +93,12 @@ struct round_tx_kernel {
   std::int32_t* value;
   std::uint32_t* cur;   // flags of this round's senders (each cleared by its sender)
   std::uint32_t* next;  // flags of the next round's
-  unsigned long long* sent;
+  unsigned long long* sent;  // [0]: senders, [2]: values lowered
   std::uint32_t vertices, workers;
   bool filtered;  // impl::tx_filtered
   STM_HD void operator()(std::uint32_t w) const {
     stm::transaction<CM, stm::tx_config<chunk + 1, chunk, false>> tx(locks, w, cm);
-    unsigned long long n_sent = 0;
+    unsigned long long n_sent = 0, n_lowered = 0;
     for (std::uint64_t v = w; v < vertices; v += workers) {
       if (stm::atomic_ref<std::uint32_t>(cur[v]).load(stm::memory_order_relaxed) == 0) continue;
       stm::atomic_ref<std::uint32_t>(cur[v]).store(0, stm::memory_order_relaxed);
@@ -113,13 +130,119 @@ struct round_tx_kernel {
           }
         }
         TX_END(tx);
+        n_lowered += stm::platform::popc(lowered);
         for (; lowered; lowered &= lowered - 1)
           stm::atomic_ref<std::uint32_t>(next[targets[e0 + stm::platform::lowest_bit(lowered)]])
               .store(1, stm::memory_order_relaxed);
       }
     }
-    stm::atomic_ref<unsigned long long>(*sent).fetch_add(n_sent, stm::memory_order_relaxed);
+    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
+    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
     stats.add(tx.counters());
+  }
+};
+
+/// One round of tx-lower. A logical thread's work is the chunks of its
+/// flagged vertices, in order; it counts them first, then runs them as the
+/// transactions of one TX_FOR loop, a cursor (v, e0) naming the chunk of
+/// transaction i (advanced in the then-clause, once transaction i has ended).
+///
+/// The body loads the sender's value and each neighbour's plainly and takes
+/// part only for the neighbours seen greater (as tx-filtered); for each, it
+/// reads it in the transaction and writes min(read, sent): the sent value
+/// when the neighbour is still greater, else the value read, unchanged (a
+/// neighbour that fell meanwhile; rare), so the write set covers the read set.
+/// A retry loads again, so it drops neighbours that fell in between. A chunk
+/// with no neighbour seen greater runs an empty transaction, which commits
+/// without touching shared memory and is not counted among the commits.
+///
+/// Same fixpoint as tx. Safety: a value only falls (a write stores at most
+/// what the transaction read there), and what it falls to is a value the
+/// sender held, hence the initial value of a vertex that reaches the sender
+/// and so the neighbour. Completeness: take an edge (u, t) and u's final value
+/// x, written by a transaction of round r (or initial: r = 0, and every vertex
+/// sends in round 1). That transaction's thread flags u for round r + 1 after
+/// it committed, so round r + 1 runs, and it starts after round r has ended:
+/// u's sender loads x there (nothing lowers u after x). If its load of t shows
+/// t <= x, t stays so (values only fall); else its transaction leaves t at
+/// min(t, x) <= x. So at the end value[t] <= value[u] on every edge, which
+/// with safety is the least value that reaches t.
+template <class CM>
+struct round_tx_lower_kernel {
+  CM cm;
+  stm::lock_table_ref locks;
+  stm::stats_ref stats;
+  const std::uint32_t* offsets;
+  const std::uint32_t* targets;
+  std::int32_t* value;
+  std::uint32_t* cur;
+  std::uint32_t* next;
+  unsigned long long* sent;  // [0]: senders, [2]: values lowered
+  std::uint32_t vertices, workers;
+
+  // The first flagged vertex from v on (w's stride) with an out-edge; clears
+  // the flags it passes. `vertices` when none is left.
+  STM_HD std::uint64_t seek(std::uint64_t v) const {
+    for (; v < vertices; v += workers)
+      if (stm::atomic_ref<std::uint32_t>(cur[v]).load(stm::memory_order_relaxed) != 0) {
+        stm::atomic_ref<std::uint32_t>(cur[v]).store(0, stm::memory_order_relaxed);
+        if (offsets[v + 1] > offsets[v]) return v;
+      }
+    return vertices;
+  }
+
+  STM_HD void operator()(std::uint32_t w) const {
+    unsigned long long n_sent = 0, n_lowered = 0, n_empty = 0;
+    std::uint32_t n = 0;  // chunks of w's flagged vertices
+    for (std::uint64_t v = w; v < vertices; v += workers)
+      if (stm::atomic_ref<std::uint32_t>(cur[v]).load(stm::memory_order_relaxed) != 0) {
+        ++n_sent;
+        n += (offsets[v + 1] - offsets[v] + chunk - 1) / chunk;
+      }
+    std::uint64_t v = seek(w);
+    std::uint32_t e0 = v < vertices ? offsets[v] : 0;
+    std::uint32_t lowered = 0;  // bit j: targets[e0 + j] was lowered (the last attempt)
+    bool empty = true;          // the last attempt saw no neighbour greater
+    stm::transaction<CM, stm::tx_config<chunk, chunk, false>> tx(locks, w, cm);
+    TX_FOR(tx, i, n) {
+      lowered = 0;
+      const std::uint32_t end = offsets[v + 1], e1 = end - e0 < chunk ? end : e0 + chunk;
+      const std::int32_t sent_value = stm::atomic_ref<std::int32_t>(value[v]).load(stm::memory_order_relaxed);
+      std::uint32_t part = 0;
+      for (std::uint32_t e = e0; e < e1; ++e)
+        if (stm::atomic_ref<std::int32_t>(value[targets[e]]).load(stm::memory_order_relaxed) > sent_value)
+          part |= 1u << (e - e0);
+      empty = part == 0;
+      for (std::uint32_t e = e0; e < e1; ++e) {
+        if (!(part >> (e - e0) & 1u)) continue;
+        std::int32_t* t = &value[targets[e]];
+        const std::int32_t old = TX_READ(tx, t);
+        TX_WRITE(tx, t, old > sent_value ? sent_value : old);
+        if (old > sent_value) lowered |= 1u << (e - e0);
+      }
+    }
+    TX_FOR_THEN(tx) {
+      // Transaction i has ended. Flag what it lowered, then on to the next chunk.
+      if (tx.committed()) {
+        n_empty += empty;
+        n_lowered += stm::platform::popc(lowered);
+        for (; lowered; lowered &= lowered - 1)
+          stm::atomic_ref<std::uint32_t>(next[targets[e0 + stm::platform::lowest_bit(lowered)]])
+              .store(1, stm::memory_order_relaxed);
+      }
+      if (offsets[v + 1] - e0 > chunk) {
+        e0 += chunk;
+      } else if (i + 1 < n) {
+        v = seek(v + workers);
+        e0 = offsets[v];
+      }
+    }
+    if (v < vertices) seek(v + workers);  // clears the flags of vertices without out-edges behind the last chunk
+    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
+    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
+    stm::tx_counters k = tx.counters();
+    k.commits -= n_empty;
+    stats.add(k);
   }
 };
 
@@ -130,10 +253,10 @@ struct round_native_kernel {
   std::int32_t* value;
   std::uint32_t* cur;
   std::uint32_t* next;
-  unsigned long long* sent;
+  unsigned long long* sent;  // [0]: senders, [2]: values lowered
   std::uint32_t vertices, workers;
   STM_HD void operator()(std::uint32_t w) const {
-    unsigned long long n_sent = 0;
+    unsigned long long n_sent = 0, n_lowered = 0;
     for (std::uint64_t v = w; v < vertices; v += workers) {
       if (stm::atomic_ref<std::uint32_t>(cur[v]).load(stm::memory_order_relaxed) == 0) continue;
       stm::atomic_ref<std::uint32_t>(cur[v]).store(0, stm::memory_order_relaxed);
@@ -142,11 +265,14 @@ struct round_native_kernel {
       for (std::uint32_t e = offsets[v], end = offsets[v + 1]; e < end; ++e) {
         stm::atomic_ref<std::int32_t> t(value[targets[e]]);
         // Read first: most neighbours are already low enough, and a load is cheaper than an atomic.
-        if (t.load(stm::memory_order_relaxed) > mine && t.fetch_min(mine, stm::memory_order_relaxed) > mine)
+        if (t.load(stm::memory_order_relaxed) > mine && t.fetch_min(mine, stm::memory_order_relaxed) > mine) {
           stm::atomic_ref<std::uint32_t>(next[targets[e]]).store(1, stm::memory_order_relaxed);
+          ++n_lowered;
+        }
       }
     }
-    stm::atomic_ref<unsigned long long>(*sent).fetch_add(n_sent, stm::memory_order_relaxed);
+    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
+    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
   }
 };
 
@@ -186,7 +312,7 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
   value.upload(initial);
   stm::buffer<std::uint32_t> flags_a(where, V), flags_b(where, V);
   flags_a.fill(1);  // every vertex sends in the first round
-  stm::buffer<unsigned long long> counters(where, 2);  // [0]: senders, [1]: flags of the next round
+  stm::buffer<unsigned long long> counters(where, 3);  // [0]: senders, [1]: flags of the next round, [2]: lowered
   const std::uint64_t num_locks = V == 0 ? 1 : (std::uint64_t(V) + c.hash - 1) / c.hash;
   out.lock_spread = stm::lock_table::auto_spread(num_locks);
   stm::lock_table locks(where, num_locks, value.data(), 4ull * c.hash, out.lock_spread);
@@ -196,19 +322,26 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
   std::uint32_t* cur = flags_a.data();
   std::uint32_t* nxt = flags_b.data();
   for (unsigned long long flagged = V; flagged != 0;) {
-    if (transactional(c.variant))
-      out.seconds += Exec::run(workers, round_tx_kernel<CM>{cm, locks.ref(), stats.ref(), offsets.data(), targets.data(),
-                                                            value.data(), cur, nxt, counters.data(), V, workers,
-                                                            c.variant == impl::tx_filtered});
+    double s = 0;
+    if (c.variant == impl::tx_lower)
+      s = Exec::run(workers, round_tx_lower_kernel<CM>{cm, locks.ref(), stats.ref(), offsets.data(), targets.data(),
+                                                       value.data(), cur, nxt, counters.data(), V, workers});
+    else if (transactional(c.variant))
+      s = Exec::run(workers, round_tx_kernel<CM>{cm, locks.ref(), stats.ref(), offsets.data(), targets.data(),
+                                                 value.data(), cur, nxt, counters.data(), V, workers,
+                                                 c.variant == impl::tx_filtered});
     else
-      out.seconds += Exec::run(workers, round_native_kernel{offsets.data(), targets.data(), value.data(), cur, nxt,
-                                                             counters.data(), V, workers});
+      s = Exec::run(workers, round_native_kernel{offsets.data(), targets.data(), value.data(), cur, nxt,
+                                                  counters.data(), V, workers});
+    out.seconds += s;
+    out.round_seconds.push_back(s);
     ++out.rounds;
     // Not timed: how many vertices send next (the host decides whether to go on).
     Exec::run((V + 31) / 32, count_flags_kernel{nxt, V, counters.data() + 1});
     std::vector<unsigned long long> cnt = counters.to_vector();
     flagged = cnt[1];
     out.sent = cnt[0];
+    out.lowered = cnt[2];
     cnt[1] = 0;
     counters.upload(cnt);
     std::swap(cur, nxt);
@@ -223,6 +356,7 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
   out.message = std::string(diff.empty() ? "every vertex holds the least value that reaches it, no edge descends"
                                          : "MISMATCH: " + diff) +
                 "; " + std::to_string(out.rounds) + " rounds, " + std::to_string(out.sent) + " sends, " +
+                std::to_string(out.lowered) + " lowered, " +
                 std::to_string(out.stats.commits) + " commits, lock table " + (out.locks_free ? "free" : "NOT free");
   return out;
 }

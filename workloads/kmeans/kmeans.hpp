@@ -8,12 +8,17 @@
 //               (count, sum x, sum y), K hot spots shared by every thread;
 //   centres     centre k = accumulator sums / count (integer division; a
 //               cluster left empty keeps its centre).
-// The update stage comes in three implementations (`impl`):
+// The update stage comes in four implementations (`impl`):
 //   tx             STAMP's: one transaction per point (reads and writes the
 //                  three words of its cluster's accumulator);
 //   tx_aggregated  each logical thread sums its points per cluster locally, the
 //                  warp sums its threads' sums, and one lane commits one
 //                  transaction per cluster the warp touched;
+//   tx_block       the warps' sums are summed again over an aggregation block
+//                  of `block` consecutive logical threads (atomic adds into
+//                  the block's own K accumulators, off the hot spots), and the
+//                  last warp of the block to add commits one transaction per
+//                  cluster the block touched: commits fall by block / 32;
 //   native         the same thread-local sums, summed over the warp and added
 //                  with one atomic fetch_add per word and warp (warp-aggregated
 //                  atomics, no STM).
@@ -43,9 +48,12 @@
 
 namespace stm::workloads::kmeans {
 
-enum class impl { tx, tx_aggregated, native };
+enum class impl { tx, tx_aggregated, tx_block, native };
 inline const char* name_of(impl i) {
-  return i == impl::tx ? "tx" : i == impl::tx_aggregated ? "tx-aggregated" : "native";
+  return i == impl::tx              ? "tx"
+         : i == impl::tx_aggregated ? "tx-aggregated"
+         : i == impl::tx_block      ? "tx-block"
+                                    : "native";
 }
 
 /// Most clusters (the aggregated variants keep K sums per logical thread).
@@ -61,6 +69,7 @@ struct config {
   std::uint32_t iterations = 5;
   std::uint32_t threads = 6720;  // logical threads of every stage
   std::uint32_t hash = 1;        // lock coverage: 4-byte words per lock
+  std::uint32_t block = 1024;    // tx_block: logical threads per aggregation block (a multiple of 32)
   std::uint64_t seed = 1;
   impl variant = impl::tx;
 };
@@ -84,7 +93,7 @@ struct state {
 
 struct outcome {
   stm::tx_stats stats;
-  std::uint64_t expected_commits = 0;  // points x iterations (tx), touched (thread, cluster) pairs (tx-aggregated)
+  std::uint64_t expected_commits = 0;  // points x iterations (tx), touched (warp or block, cluster) pairs (tx-aggregated, tx-block)
   double seconds = 0;                  // all stages, all iterations (kernel time)
   double update_seconds = 0;           // the update stage alone
   double assign_seconds = 0;
@@ -140,15 +149,21 @@ struct generate_kernel {
   }
 };
 
-/// Assignment stage; also clears the accumulators for the update stage.
+/// Assignment stage; also clears the accumulators for the update stage (and
+/// tx-block's block sums and arrival counts: `blocks` blocks, none for the
+/// other variants).
 struct assign_kernel {
   const centre* points;
   const centre* centres;
   std::int32_t* membership;
   accumulator* acc;
-  std::uint32_t n, k, workers;
+  accumulator* block_acc;   // blocks x k
+  std::uint32_t* arrived;   // blocks
+  std::uint32_t n, k, workers, blocks;
   STM_HD void operator()(std::uint32_t w) const {
     for (std::uint32_t j = w; j < k; j += workers) acc[j] = accumulator{0, 0, 0};
+    for (std::uint64_t j = w; j < std::uint64_t(blocks) * k; j += workers) block_acc[j] = accumulator{0, 0, 0};
+    for (std::uint64_t j = w; j < blocks; j += workers) arrived[j] = 0;
     for (std::uint64_t i = w; i < n; i += workers) membership[i] = nearest(points[i].x, points[i].y, centres, k);
   }
 };
@@ -209,6 +224,29 @@ STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
 #endif
 }
 
+/// One transaction per cluster j with d[j].count != 0, adding d[j] to acc[j],
+/// in the order first, first + 1, ..., k - 1, 0, ..., first - 1: were every
+/// committer to start at cluster 0, then 1, ..., all would queue on one
+/// accumulator's lock at a time instead of spreading over the k.
+template <class Tx>
+STM_HD void commit_sums(Tx& tx, accumulator* acc, const accumulator* d, std::uint32_t k, std::uint32_t first) {
+  for (std::uint32_t jj = 0; jj < k; ++jj) {
+    const std::uint32_t j = first + jj < k ? first + jj : first + jj - k;
+    const accumulator dj = d[j];
+    if (dj.count == 0) continue;
+    accumulator& a = acc[j];
+    TX_BEGIN(tx) {
+      const long long c = TX_READ(tx, &a.count);
+      const long long sx = TX_READ(tx, &a.sx);
+      const long long sy = TX_READ(tx, &a.sy);
+      TX_WRITE(tx, &a.count, c + dj.count);
+      TX_WRITE(tx, &a.sx, sx + dj.sx);
+      TX_WRITE(tx, &a.sy, sy + dj.sy);
+    }
+    TX_END(tx);
+  }
+}
+
 /// Update stage, STAMP's transaction: one per point. Opaque = false: the body
 /// only adds, a stale value can never make it misbehave, and commit-time
 /// validation rejects it.
@@ -243,9 +281,7 @@ struct update_tx_kernel {
 /// Update stage, one transaction per cluster a warp touched: the thread-local
 /// sums, summed over the warp, committed by one lane (a warp of 32 logical
 /// threads commits as often as one thread). On the CPU, per thread. Each warp
-/// starts at its own cluster (its index modulo k) and goes round: were every
-/// warp to commit cluster 0 first, then 1, ..., all committers would queue
-/// on one accumulator's lock at a time instead of spreading over k.
+/// starts at its own cluster (its index modulo k) and goes round (commit_sums).
 template <class CM>
 struct update_tx_aggregated_kernel {
   CM cm;
@@ -272,21 +308,67 @@ struct update_tx_aggregated_kernel {
 #else
     const std::uint32_t first = w % k;  // on the CPU a thread is its own warp
 #endif
-    for (std::uint32_t jj = 0; jj < k; ++jj) {
-      const std::uint32_t j = first + jj < k ? first + jj : first + jj - k;
-      const accumulator d = s.a[j];
-      if (d.count == 0) continue;
-      accumulator& a = acc[j];
-      TX_BEGIN(tx) {
-        const long long c = TX_READ(tx, &a.count);
-        const long long sx = TX_READ(tx, &a.sx);
-        const long long sy = TX_READ(tx, &a.sy);
-        TX_WRITE(tx, &a.count, c + d.count);
-        TX_WRITE(tx, &a.sx, sx + d.sx);
-        TX_WRITE(tx, &a.sy, sy + d.sy);
-      }
-      TX_END(tx);
+    commit_sums(tx, acc, s.a, k, first);
+    stats.add(tx.counters());
+  }
+};
+
+/// Update stage, one transaction per cluster an aggregation block touched.
+/// Block b holds the logical threads b x block .. b x block + block - 1 (those
+/// below `workers` run); `block` is a multiple of 32, so a warp lies in one
+/// block. Each warp sums its threads' sums by shuffles (warp_sum), its first
+/// live lane adds them into the block's own accumulators block_acc[b x k ..]
+/// with relaxed atomic adds (k hot words per block instead of k for the whole
+/// launch, and no transaction), then counts its lanes into arrived[b]. The
+/// lane whose count completes the block's members commits the block's sums,
+/// one transaction per touched cluster, starting at cluster b mod k
+/// (commit_sums); no lane waits for another, so blocks larger than what runs
+/// at once are fine. On the CPU a thread is its own warp: the same blocks of
+/// `block` logical threads, the same commits.
+///
+/// Ordering: the count is an acq_rel fetch_add. Each adder's release orders
+/// its adds before its count; the last adder's acquire reads the end of the
+/// release sequence of every earlier count (all later operations on arrived[b]
+/// are read-modify-writes), so every add happens before its loads of the sums.
+/// The assignment stage zeroes block_acc and arrived before every update stage.
+template <class CM>
+struct update_tx_block_kernel {
+  CM cm;
+  stm::lock_table_ref locks;
+  stm::stats_ref stats;
+  const centre* points;
+  const std::int32_t* membership;
+  accumulator* acc;
+  accumulator* block_acc;  // ceil(workers / block) x k
+  std::uint32_t* arrived;  // ceil(workers / block)
+  std::uint32_t n, k, workers, block;
+  STM_HD void operator()(std::uint32_t w) const {
+    const std::uint32_t mask = launch_warp_mask(w, workers);
+    const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
+    local_sums s;
+    s.gather(points, membership, n, w, workers, k);
+    const std::uint32_t b = w / block;
+    accumulator* mine = block_acc + std::uint64_t(b) * k;
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const long long count = warp_sum(mask, s.a[j].count);
+      const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
+      if (!leader || count == 0) continue;
+      stm::atomic_ref<long long>(mine[j].count).fetch_add(count, stm::memory_order_relaxed);
+      stm::atomic_ref<long long>(mine[j].sx).fetch_add(sx, stm::memory_order_relaxed);
+      stm::atomic_ref<long long>(mine[j].sy).fetch_add(sy, stm::memory_order_relaxed);
     }
+    if (!leader) return;
+    const std::uint64_t start = std::uint64_t(b) * block;
+    const std::uint32_t members = workers - start < block ? static_cast<std::uint32_t>(workers - start) : block;
+    const std::uint32_t lanes = stm::platform::popc(mask);
+    if (stm::atomic_ref<std::uint32_t>(arrived[b]).fetch_add(lanes, stm::memory_order_acq_rel) + lanes != members)
+      return;
+    for (std::uint32_t j = 0; j < k; ++j)  // the last to arrive: the block's sums are complete
+      s.a[j] = accumulator{stm::atomic_ref<long long>(mine[j].count).load(stm::memory_order_relaxed),
+                           stm::atomic_ref<long long>(mine[j].sx).load(stm::memory_order_relaxed),
+                           stm::atomic_ref<long long>(mine[j].sy).load(stm::memory_order_relaxed)};
+    stm::transaction<CM, stm::tx_config<3, 3, false>> tx(locks, w, cm);
+    commit_sums(tx, acc, s.a, k, b % k);
     stats.add(tx.counters());
   }
 };
@@ -329,6 +411,8 @@ inline void check(const config& c) {
   if (c.threads == 0) throw stm::usage_error("--threads must be at least 1");
   if (c.hash == 0 || (c.hash & (c.hash - 1)) != 0)
     throw stm::usage_error("--hash must be a power of two, got " + std::to_string(c.hash));
+  if (c.block == 0 || c.block % 32 != 0)
+    throw stm::usage_error("--block must be a positive multiple of 32 (whole warps), got " + std::to_string(c.block));
   if (c.variant != impl::native) stm::require_priorities(c.threads);
 }
 
@@ -336,6 +420,7 @@ inline void check(const config& c) {
 struct reference {
   state final;
   std::uint64_t aggregated_commits = 0;  // tx-aggregated: (warp, touched cluster) pairs, all iterations
+  std::uint64_t block_commits = 0;       // tx-block: (block of c.block threads, touched cluster) pairs, all iterations
 };
 
 /// Logical threads that sum their points together in the aggregated variants:
@@ -344,7 +429,8 @@ struct reference {
 inline std::uint32_t aggregation_group(stm::backend where) { return where == stm::backend::gpu ? 32u : 1u; }
 
 /// STAMP's loop on one host thread (c.variant does not matter; c.threads
-/// logical threads in groups of `group` for the aggregated commit count).
+/// logical threads in groups of `group` for tx-aggregated's commit count, in
+/// blocks of c.block for tx-block's).
 inline reference sequential(const config& c, std::uint32_t group) {
   check(c);
   reference r;
@@ -356,28 +442,40 @@ inline reference sequential(const config& c, std::uint32_t group) {
   s.membership.assign(c.points, 0);
   if (group == 0) throw stm::usage_error("the aggregation group must hold at least one thread");
   const std::uint32_t workers = c.threads < c.points ? c.threads : c.points;
-  std::vector<std::uint64_t> touched((workers + group - 1) / group);
+  std::vector<std::uint64_t> touched((std::uint64_t(workers) + group - 1) / group),
+      touched_block((std::uint64_t(workers) + c.block - 1) / c.block);
+  auto count = [](std::vector<std::uint64_t>& t, std::uint64_t& commits) {
+    for (std::uint64_t& m : t)
+      for (; m; m &= m - 1) ++commits;  // leaves every mask zero
+  };
   for (std::uint32_t it = 0; it < c.iterations; ++it) {
     s.acc.assign(c.clusters, accumulator{0, 0, 0});
-    std::fill(touched.begin(), touched.end(), 0);
     for (std::uint32_t i = 0, w = 0; i < c.points; ++i, w = w + 1 == workers ? 0 : w + 1) {
       const std::int32_t m = nearest(pts[i].x, pts[i].y, s.centres.data(), c.clusters);
       s.membership[i] = m;
       s.acc[m].count += 1, s.acc[m].sx += pts[i].x, s.acc[m].sy += pts[i].y;
       touched[w / group] |= std::uint64_t(1) << m;
+      touched_block[w / c.block] |= std::uint64_t(1) << m;
     }
-    for (std::uint64_t t : touched)
-      for (; t; t &= t - 1) ++r.aggregated_commits;
+    count(touched, r.aggregated_commits);
+    count(touched_block, r.block_commits);
     for (std::uint32_t j = 0; j < c.clusters; ++j) s.centres[j] = centre_of(s.acc[j], s.centres[j]);
   }
   return r;
 }
 
 /// Commits a correct run of c.variant makes: one per point and iteration (tx),
-/// one per warp (aggregation group), touched cluster and iteration (tx-aggregated), none (native).
+/// one per warp (aggregation group), touched cluster and iteration
+/// (tx-aggregated), one per block, touched cluster and iteration (tx-block),
+/// none (native).
 inline std::uint64_t expected_commits(const config& c, const reference& r) {
-  return c.variant == impl::tx ? std::uint64_t(c.points) * c.iterations
-         : c.variant == impl::native ? 0 : r.aggregated_commits;
+  switch (c.variant) {
+    case impl::tx: return std::uint64_t(c.points) * c.iterations;
+    case impl::tx_aggregated: return r.aggregated_commits;
+    case impl::tx_block: return r.block_commits;
+    case impl::native: break;
+  }
+  return 0;
 }
 
 /// Compares a run's final state with the sequential recomputation, word for
@@ -420,7 +518,8 @@ inline std::string compare(const config& c, const state& ref, const state& got) 
 
 /// Runs the clustering with the update stage `c.variant` (cm: the contention
 /// manager of the transactional variants) and verifies it against `ref`
-/// (sequential(c, aggregation_group(Exec::where)); computed here when null).
+/// (sequential(c, aggregation_group(Exec::where)) with the same c.block;
+/// computed here when null).
 template <class Exec, class CM>
 outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
   check(c);
@@ -443,10 +542,16 @@ outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
   stm::lock_table locks(where, num_locks, acc.data(), 4ull * c.hash, out.lock_spread);
   stm::stats_block stats(where);
   const std::uint32_t workers = c.threads < c.points ? c.threads : c.points;
+  // tx-block's block sums and arrival counts (none for the other variants).
+  const std::uint32_t blocks =
+      c.variant == impl::tx_block ? static_cast<std::uint32_t>((std::uint64_t(workers) + c.block - 1) / c.block) : 0;
+  stm::buffer<accumulator> block_acc(where, std::uint64_t(blocks) * c.clusters);
+  stm::buffer<std::uint32_t> arrived(where, blocks);
 
   for (std::uint32_t it = 0; it < c.iterations; ++it) {
     const double a = Exec::run(workers, assign_kernel{points.data(), centres.data(), membership.data(), acc.data(),
-                                                      c.points, c.clusters, workers});
+                                                      block_acc.data(), arrived.data(), c.points, c.clusters, workers,
+                                                      blocks});
     double u = 0;
     switch (c.variant) {
       case impl::tx:
@@ -457,6 +562,11 @@ outcome run(const config& c, const CM& cm, const reference* ref = nullptr) {
         u = Exec::run(workers, update_tx_aggregated_kernel<CM>{cm, locks.ref(), stats.ref(), points.data(),
                                                                membership.data(), acc.data(), c.points, c.clusters,
                                                                workers});
+        break;
+      case impl::tx_block:
+        u = Exec::run(workers, update_tx_block_kernel<CM>{cm, locks.ref(), stats.ref(), points.data(),
+                                                          membership.data(), acc.data(), block_acc.data(),
+                                                          arrived.data(), c.points, c.clusters, workers, c.block});
         break;
       case impl::native:
         u = Exec::run(workers, update_native_kernel{points.data(), membership.data(), acc.data(), c.points,

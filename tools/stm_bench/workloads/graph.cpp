@@ -3,7 +3,8 @@
 // chunk of neighbours), beside its native (atomic fetch_min) counterpart.
 //
 //   stm_bench --workload graph --vertices 1000000 --edges 10000000
-//             --graph uniform|rmat|FILE --threads N|full --hash K --cm NAME --impl tx|tx-filtered|native|all
+//             --graph uniform|rmat|FILE --threads N|full --hash K --cm NAME
+//             --impl tx|tx-filtered|tx-lower|native|all
 #include "graph.hpp"
 
 #include <algorithm>
@@ -56,13 +57,14 @@ plan make_plan(const bench::options& o) {
   p.base.threads = o.threads(o.backend == stm::backend::gpu ? 1536u : 64u);
   p.base.hash = o.hash;
   const std::string i = o.impl.empty() ? "all" : o.impl;  // the values: the declaration of --impl below
-  if (i == "all") p.impls = {gr::impl::tx, gr::impl::tx_filtered, gr::impl::native};
+  if (i == "all") p.impls = {gr::impl::tx, gr::impl::tx_filtered, gr::impl::tx_lower, gr::impl::native};
   else if (i == "tx") p.impls = {gr::impl::tx};
   else if (i == "tx-filtered") p.impls = {gr::impl::tx_filtered};
+  else if (i == "tx-lower") p.impls = {gr::impl::tx_lower};
   else p.impls = {gr::impl::native};
   if (i == "native")  // atomic fetch_min: no STM
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
-      o.refuse(name, "applies to the transactional propagation only (--impl tx, tx-filtered or all)");
+      o.refuse(name, "applies to the transactional propagation only (--impl tx, tx-filtered, tx-lower or all)");
   return p;
 }
 
@@ -170,6 +172,13 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
     r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
     r.integer("rounds", out.rounds).integer("sends", static_cast<std::int64_t>(out.sent));
+    r.integer("lowered", static_cast<std::int64_t>(out.lowered));
+    {  // where the time goes: each round's kernel time
+      std::vector<std::pair<std::string, double>> per_round;
+      for (std::size_t k = 0; k < out.round_seconds.size(); ++k)
+        per_round.emplace_back(std::to_string(k + 1), out.round_seconds[k] * 1e3);
+      r.object("round_ms", per_round);
+    }
     r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
     r.aborts(out.stats.aborts);
     r.num("abort_rate", out.stats.abort_rate());
@@ -191,9 +200,11 @@ bench::registrar reg({"graph",
                        bench::text("graph", "uniform",
                                    "uniform | rmat (R-MAT, power-law) | FILE (edge list 'u v', 0-based, or Matrix Market)"),
                        bench::integer("max-value", "10000", 1, 0x7FFFFFFF, "initial values are uniform in [1, max-value]"),
-                       bench::choice("impl", "all", {"tx", "tx-filtered", "native", "all"},
+                       bench::choice("impl", "all", {"tx", "tx-filtered", "tx-lower", "native", "all"},
                                      "tx: a transaction per vertex and chunk of neighbours; tx-filtered: the same over "
-                                     "the neighbours a plain load shows greater; native: atomic fetch_min; all"),
+                                     "the neighbours a plain load shows greater; tx-lower: tx-filtered sending the "
+                                     "value the sender's plain load saw (reads only what it writes; TX_FOR); native: "
+                                     "atomic fetch_min; all"),
                        bench::common_threads(0xFFFFFFFFull), bench::common("seed"), bench::common("hash"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff")},
                       validate,

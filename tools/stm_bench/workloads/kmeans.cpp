@@ -3,7 +3,8 @@
 // data-parallel evaluation, beside its native (atomic) counterpart.
 //
 //   stm_bench --workload kmeans --points 1000000 --clusters 16 --iterations 5
-//             --threads N|full --hash K --cm NAME --impl tx|tx-aggregated|native|all
+//             --threads N|full --hash K --cm NAME --impl tx|tx-aggregated|tx-block|native|all
+//             --block N (tx-block: logical threads per aggregation block)
 #include "kmeans.hpp"
 
 #include <algorithm>
@@ -40,24 +41,28 @@ plan make_plan(const bench::options& o) {
   c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
   c.hash = o.hash;
   c.seed = o.seed;
+  c.block = static_cast<std::uint32_t>(o.get_u64("block"));
   const std::string i = o.impl.empty() ? "all" : o.impl;  // the values: the declaration of --impl below
-  if (i == "all") p.impls = {km::impl::tx, km::impl::tx_aggregated, km::impl::native};
+  if (i == "all") p.impls = {km::impl::tx, km::impl::tx_aggregated, km::impl::tx_block, km::impl::native};
   else if (i == "tx") p.impls = {km::impl::tx};
   else if (i == "tx-aggregated") p.impls = {km::impl::tx_aggregated};
+  else if (i == "tx-block") p.impls = {km::impl::tx_block};
   else p.impls = {km::impl::native};
   if (i == "native")  // warp-aggregated atomics: no STM
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
-      o.refuse(name, "applies to the transactional update stages only (--impl tx, tx-aggregated or all)");
+      o.refuse(name, "applies to the transactional update stages only (--impl tx, tx-aggregated, tx-block or all)");
+  if (i != "all" && i != "tx-block") o.refuse("block", "applies to --impl tx-block (or all) only");
   return p;
 }
 
 // The sequential reference of the last plan, kept across the repeats of one
 // invocation and the sweep points that do not change it (it depends on the
-// points, clusters, iterations, seed and, for the aggregated commit count, threads and warp size).
+// points, clusters, iterations, seed and, for the aggregated commit counts, threads, warp size and block).
 const km::reference& reference_for(const km::config& c, stm::backend where) {
-  using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>;
+  using key_t = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t,
+                           std::uint32_t>;
   const std::uint32_t group = km::aggregation_group(where);
-  return bench::memo(key_t{c.points, c.clusters, c.iterations, c.threads, c.seed, group},
+  return bench::memo(key_t{c.points, c.clusters, c.iterations, c.threads, c.seed, group, c.block},
                      [&c, group] { return km::sequential(c, group); });
 }
 
@@ -71,16 +76,21 @@ void validate(const bench::options& o) {
 }
 
 // The buffers of km::run: points, memberships, centres, accumulators and their
-// lock table (at most 6 x 64 words, spread); on the host, the sequential
-// reference (its points while it runs, its memberships, the touched clusters
-// of every worker) and the run's copied memberships.
+// lock table (at most 6 x 64 words, spread), tx-block's block sums and counts;
+// on the host, the sequential reference (its points while it runs, its
+// memberships, the touched clusters of every worker and block) and the run's
+// copied memberships.
 bench::resources estimate(const bench::options& o) {
   const plan p = make_plan(o);
   const km::config& c = p.base;
   const std::uint64_t workers = std::min(c.threads, c.points);
+  const std::uint64_t blocks = (workers + c.block - 1) / c.block;
   bench::resources r;
-  r.device_bytes = bench::bytes({{c.points, sizeof(km::centre) + 4}, {km::max_clusters, 6, 32, 4}, {1 << 20}});
-  r.host_bytes = bench::bytes({{c.points, sizeof(km::centre) + 2 * 4}, {workers, 8}, {1 << 20}});
+  r.device_bytes = bench::bytes({{c.points, sizeof(km::centre) + 4},
+                                 {km::max_clusters, 6, 32, 4},
+                                 {blocks, std::uint64_t(c.clusters) * sizeof(km::accumulator) + 4},
+                                 {1 << 20}});
+  r.host_bytes = bench::bytes({{c.points, sizeof(km::centre) + 2 * 4}, {workers + blocks, 8}, {1 << 20}});
   r.lower = "--points";
   return r;
 }
@@ -103,6 +113,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.str("impl", km::name_of(v));
     r.integer("points", c.points).integer("clusters", c.clusters).integer("iterations", c.iterations);
     r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
+    if (v == km::impl::tx_block) r.integer("block", c.block);
     r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
     r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
     r.aborts(out.stats.aborts);
@@ -123,14 +134,18 @@ std::vector<bench::result> run(const bench::options& o) {
 
 bench::registrar reg({"kmeans",
                       "STAMP k-means over integer 2-D points: transactional update stage (one transaction per point, "
-                      "or per warp and cluster) beside native warp-aggregated atomics (PR-STM paper, sections 4.6-4.7)",
+                      "or per warp or block and cluster) beside native warp-aggregated atomics (PR-STM paper, sections 4.6-4.7)",
                       {bench::integer("points", "1000000", 1, km::max_points,
                                       "number of 2-D integer points (at least --clusters)"),
                        bench::integer("clusters", "16", 1, km::max_clusters, "number of clusters K"),
                        bench::integer("iterations", "5", 1, 1000000, "assignment + update iterations"),
-                       bench::choice("impl", "all", {"tx", "tx-aggregated", "native", "all"},
+                       bench::choice("impl", "all", {"tx", "tx-aggregated", "tx-block", "native", "all"},
                                      "update stage: tx (a transaction per point), tx-aggregated (per warp and "
-                                     "cluster), native (warp-aggregated atomics), all"),
+                                     "cluster), tx-block (per --block threads and cluster), native (warp-aggregated "
+                                     "atomics), all"),
+                       bench::integer("block", "1024", 32, 0x80000000ull,
+                                      "tx-block: logical threads that sum their points before one transaction per "
+                                      "cluster (a multiple of 32)"),
                        bench::common_threads(0xFFFFFFFFull), bench::common("seed"), bench::common("hash"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff")},
                       validate,
