@@ -4,7 +4,7 @@
 #                            [--prebuilt=DIR] [--suite-limit=SECONDS] [--test-limit=SECONDS]
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
-#                            [--lin-batch=N]
+#                            [--lin-batch=N] [--perturb-only=A,B]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
@@ -27,6 +27,8 @@
 #                     (STM_LIN_HISTORIES), in the plain and the perturbed runs. The GPU tests record
 #                     many independent histories per launch (tests/support/lincheck.hpp, batches)
 #                     and check them on every core; 100000 takes tens of seconds per container
+#   --perturb-only=A,B  build and run only the perturbed programs whose name contains A or B
+#                     (--perturb-only=lin,queue: the programs with linearizability tests)
 #   --lin-batch=N     histories per launch of those tests (STM_LIN_BATCH; default up to 1024 on
 #                     the GPU, see the tests)
 #
@@ -46,7 +48,7 @@ OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] 
 shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
-PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""
+PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
@@ -56,6 +58,7 @@ for a in "$@"; do
     --perturb) PERTURB=1 ;;
     --perturb-rate=*) PERTURB=1; PERTURB_RATE="${a#--perturb-rate=}" ;;
     --perturb-seed=*) PERTURB=1; PERTURB_SEED="${a#--perturb-seed=}" ;;
+    --perturb-only=*) PERTURB=1; PERTURB_ONLY="${a#--perturb-only=}" ;;
     --lin-histories=*) LIN_HISTORIES="${a#--lin-histories=}" ;;
     --lin-batch=*) LIN_BATCH="${a#--lin-batch=}" ;;
     --quick) QUICK=1 ;;
@@ -82,6 +85,16 @@ done
 for t in ${TOOLS//,/ }; do
   case "$t" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "gpu_check.sh: unknown compute-sanitizer tool '$t' (known: memcheck, racecheck, synccheck, initcheck)" >&2; exit 2 ;; esac
 done
+# The perturbed programs: the GPU twins of tools/check.sh's perturbed CPU programs (every
+# linearizability test program, the containers', bank, STM core, contention manager, history and
+# compose tests).
+ptargets="list_lin_tests_gpu list_tests_gpu skiplist_lin_tests_gpu skiplist_tests_gpu stack_lin_tests_gpu stack_tests_gpu"
+ptargets="$ptargets queue_tests_gpu compose_tests_gpu bank_tests_gpu core_tests_gpu cmp_tests_gpu history_tests_gpu long_tx_tests_gpu"
+if [ -n "$PERTURB_ONLY" ]; then
+  kept=""; for t in $ptargets; do for p in ${PERTURB_ONLY//,/ }; do [[ "$t" == *"$p"* ]] && { kept="$kept $t"; break; }; done; done
+  [ -n "$kept" ] || { echo "gpu_check.sh: --perturb-only '$PERTURB_ONLY' matches no perturbed program (known: $ptargets)" >&2; exit 2; }
+  ptargets="${kept# }"
+fi
 [ -n "$LIN_HISTORIES" ] && export STM_LIN_HISTORIES="$LIN_HISTORIES"
 [ -n "$LIN_BATCH" ] && export STM_LIN_BATCH="$LIN_BATCH"
 mkdir -p "$OUT"
@@ -187,10 +200,6 @@ fi
 # every atomic of the library delaying its lane at random.
 if [ "$PERTURB" = 1 ]; then
   t1=$(date +%s)
-  # The GPU twins of tools/check.sh's perturbed CPU programs: every linearizability test program,
-  # the containers', bank, STM core, contention manager, history and compose tests.
-  ptargets="list_lin_tests_gpu list_tests_gpu skiplist_lin_tests_gpu skiplist_tests_gpu stack_lin_tests_gpu stack_tests_gpu"
-  ptargets="$ptargets queue_tests_gpu compose_tests_gpu bank_tests_gpu core_tests_gpu cmp_tests_gpu history_tests_gpu long_tx_tests_gpu"
   if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_PERTURB=ON >/dev/null &&
      cmake --build build-gpu-perturb -j "$(nproc)" --target $ptargets; then
     : > "$RESULTS/perturb_status.txt"
