@@ -128,10 +128,11 @@ export BENCH
 # repetitions take minutes under it, and the same code paths run in the smaller
 # tests, whose launches shrink under STM_TEST_REDUCED (tests/support/backends.hpp).
 # Prints one line: tool, program, tests run, errors (racecheck: also hazards).
+# The linearizability tests check their default counts here, whatever --lin-histories says.
 sanitize() {
   local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc
   t0=$(date +%s)
-  STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+  env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
     "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
   rc=$?
   local ran errors hazards verdict
