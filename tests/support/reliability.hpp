@@ -19,13 +19,15 @@
 //   }
 //
 // batch(n) is 1 on the CPU (each history its own launch) and n on the GPU,
-// or the value of STM_LIN_BATCH on both when it is set. When the object goes out of scope it
-// prints one line
+// or the value of STM_LIN_BATCH on both when it is set.
+//
+// When the object goes out of scope it prints one line
 //   [ reliability ] {"container":..., "backend":..., "mode":"natural"|"perturbed",
 //                    "histories":N, "violations":V, "device":...}
 // and appends the same object to the file named by STM_RELIABILITY_OUT, if
-// set; tools/reliability_rows.sh adds the commit and sums the lines up.
-// violations counts the histories that failed (the loop stops at the first).
+// set; tools/reliability_rows.py adds the commit and sums the lines up.
+// violations counts the histories that failed (the loop stops at the first
+// failed history, or the first batch with one).
 #pragma once
 
 #include <gtest/gtest.h>
