@@ -4,6 +4,7 @@
 #                            [--prebuilt=DIR] [--suite-limit=SECONDS] [--test-limit=SECONDS]
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
+#                            [--lin-batch=N] [--perturb-only=A,B]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
@@ -18,11 +19,18 @@
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
 #                     DIR/tests/*): falls back to building here when they do not run on this machine
 #   --perturb         also build the schedule-perturbation programs (-DSTM_PERTURB=ON: the
-#                     linearizability, container, bank and STM core tests, in build-gpu-perturb) and run them
-#                     with STM_PERTURB_RATE (--perturb-rate, default 0.05) and STM_PERTURB_SEED
-#                     (--perturb-seed, default 1)
-#   --lin-histories=N every linearizability test checks N histories (STM_LIN_HISTORIES), in the
-#                     plain and the perturbed runs
+#                     linearizability, container, bank, STM core, history and compose tests, in
+#                     build-gpu-perturb) and run them with STM_PERTURB_RATE (--perturb-rate, default
+#                     0.05) and STM_PERTURB_SEED (--perturb-seed, default 1); with --no-tests and
+#                     --no-bench only these are built
+#   --lin-histories=N every linearizability test that counts its histories checks N of them
+#                     (STM_LIN_HISTORIES), in the plain and the perturbed runs. The GPU tests record
+#                     many independent histories per launch (tests/support/lincheck.hpp, batches)
+#                     and check them on every core; 100000 takes tens of seconds per container
+#   --perturb-only=A,B  build and run only the perturbed programs whose name contains A or B
+#                     (--perturb-only=lin,queue: the programs with linearizability tests)
+#   --lin-batch=N     histories per launch of those tests (STM_LIN_BATCH; default up to 1024 on
+#                     the GPU, see the tests)
 #
 # On a machine with an NVIDIA GPU (H100/H200): build, run the whole test suite
 # with the GPU instances live, run compute-sanitizer (memcheck, racecheck,
@@ -40,7 +48,7 @@ OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] 
 shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
-PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""
+PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
@@ -50,7 +58,9 @@ for a in "$@"; do
     --perturb) PERTURB=1 ;;
     --perturb-rate=*) PERTURB=1; PERTURB_RATE="${a#--perturb-rate=}" ;;
     --perturb-seed=*) PERTURB=1; PERTURB_SEED="${a#--perturb-seed=}" ;;
+    --perturb-only=*) PERTURB=1; PERTURB_ONLY="${a#--perturb-only=}" ;;
     --lin-histories=*) LIN_HISTORIES="${a#--lin-histories=}" ;;
+    --lin-batch=*) LIN_BATCH="${a#--lin-batch=}" ;;
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
@@ -68,13 +78,25 @@ done
 for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS TEST_LIMIT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --$(echo "$v" | tr 'A-Z_' 'a-z-') takes a whole number, got '${!v}'" >&2; exit 2; }
 done
-[ -z "$LIN_HISTORIES" ] || [[ "$LIN_HISTORIES" =~ ^[1-9][0-9]*$ ]] || { echo "gpu_check.sh: --lin-histories takes a positive count, got '$LIN_HISTORIES'" >&2; exit 2; }
+[ -z "$LIN_HISTORIES" ] || [[ "$LIN_HISTORIES" =~ ^[1-9][0-9]{0,7}$ ]] || { echo "gpu_check.sh: --lin-histories takes a positive count below 10^8, got '$LIN_HISTORIES'" >&2; exit 2; }
+[ -z "$LIN_BATCH" ] || { [[ "$LIN_BATCH" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$LIN_BATCH" -le 65536 ]; } || { echo "gpu_check.sh: --lin-batch takes a count from 1 to 65536, got '$LIN_BATCH'" >&2; exit 2; }
 [[ "$PERTURB_RATE" =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || { echo "gpu_check.sh: --perturb-rate takes a probability in [0, 1], got '$PERTURB_RATE'" >&2; exit 2; }
 [[ "$PERTURB_SEED" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --perturb-seed takes a whole number, got '$PERTURB_SEED'" >&2; exit 2; }
 for t in ${TOOLS//,/ }; do
   case "$t" in memcheck|racecheck|synccheck|initcheck) ;; *) echo "gpu_check.sh: unknown compute-sanitizer tool '$t' (known: memcheck, racecheck, synccheck, initcheck)" >&2; exit 2 ;; esac
 done
+# The perturbed programs: the GPU twins of tools/check.sh's perturbed CPU programs (every
+# linearizability test program, the containers', bank, STM core, contention manager, history and
+# compose tests).
+ptargets="list_lin_tests_gpu list_tests_gpu skiplist_lin_tests_gpu skiplist_tests_gpu stack_lin_tests_gpu stack_tests_gpu"
+ptargets="$ptargets queue_tests_gpu compose_tests_gpu bank_tests_gpu core_tests_gpu cmp_tests_gpu history_tests_gpu long_tx_tests_gpu"
+if [ -n "$PERTURB_ONLY" ]; then
+  kept=""; for t in $ptargets; do for p in ${PERTURB_ONLY//,/ }; do [[ "$t" == *"$p"* ]] && { kept="$kept $t"; break; }; done; done
+  [ -n "$kept" ] || { echo "gpu_check.sh: --perturb-only '$PERTURB_ONLY' matches no perturbed program (known: $ptargets)" >&2; exit 2; }
+  ptargets="${kept# }"
+fi
 [ -n "$LIN_HISTORIES" ] && export STM_LIN_HISTORIES="$LIN_HISTORIES"
+[ -n "$LIN_BATCH" ] && export STM_LIN_BATCH="$LIN_BATCH"
 mkdir -p "$OUT"
 RESULTS="$(mktemp -d)"
 export QUICK RESULTS
@@ -89,7 +111,9 @@ nvcc --version | tail -1
 
 t0=$(date +%s)
 BIN=""
-if [ -n "$PREBUILT" ] && "$PREBUILT/stm_bench" --list >/dev/null 2>&1; then
+if [ "$TESTS" = 0 ] && [ "$BENCHMARKS" = 0 ]; then
+  note "build: only the perturbed programs (no tests, no benchmarks asked)"
+elif [ -n "$PREBUILT" ] && "$PREBUILT/stm_bench" --list >/dev/null 2>&1; then
   BIN="$PREBUILT"; note "build: using the programs prebuilt in $PREBUILT"
 elif cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
      cmake --build build-gpu -j "$(nproc)"; then
@@ -104,10 +128,11 @@ export BENCH
 # repetitions take minutes under it, and the same code paths run in the smaller
 # tests, whose launches shrink under STM_TEST_REDUCED (tests/support/backends.hpp).
 # Prints one line: tool, program, tests run, errors (racecheck: also hazards).
+# The linearizability tests check their default counts here, whatever --lin-histories says.
 sanitize() {
   local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc
   t0=$(date +%s)
-  STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+  env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
     "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
   rc=$?
   local ran errors hazards verdict
@@ -176,7 +201,6 @@ fi
 # every atomic of the library delaying its lane at random.
 if [ "$PERTURB" = 1 ]; then
   t1=$(date +%s)
-  ptargets="list_lin_tests_gpu list_tests_gpu stack_lin_tests_gpu stack_tests_gpu queue_tests_gpu bank_tests_gpu core_tests_gpu cmp_tests_gpu"
   if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_PERTURB=ON >/dev/null &&
      cmake --build build-gpu-perturb -j "$(nproc)" --target $ptargets; then
     : > "$RESULTS/perturb_status.txt"

@@ -42,10 +42,13 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -134,6 +137,128 @@ class recorder {
   stm::buffer<std::uint64_t> clock_;
   std::uint32_t capacity_;
 };
+
+// --- batches of independent histories ----------------------------------------
+//
+// One launch can record many histories at once: `instances` copies of a test,
+// each with its own container, its own op region, count and clock, so the
+// histories share nothing but the launch. The host then checks them in
+// parallel (check_each).
+//
+//   const lin::batch_layout L = lin::layout(Exec::where, instances, threads);
+//   lin::batch_recorder rec(Exec::where, instances, ops_per_history);
+//   const auto br = rec.ref();
+//   Exec::run(L.threads(), [=] STM_HD(std::uint32_t t) {
+//     if (!L.active(t)) return;
+//     const auto rr = br.at(L.instance(t));   // this instance's recorder
+//     const std::uint32_t tid = L.lane(t);    // its thread id in the history
+//     ...
+//   });
+//   const auto hs = rec.histories();          // hs[i]: instance i's history
+//   const auto why = lin::check_each(instances, [&](std::uint32_t i) { ... return ""; });
+
+/// Thread layout of a batched launch: `instances` copies of `lanes` threads.
+/// On the GPU every copy starts at a warp boundary (span = lanes rounded up
+/// to 32) and the lanes past `lanes` stay idle: warp-cooperative calls (the
+/// stacks' warp elimination and batching) combine every active lane of a
+/// warp, and must never mix two copies' containers. On the CPU span = lanes.
+struct batch_layout {
+  std::uint32_t instances;
+  std::uint32_t lanes;
+  std::uint32_t span;
+  std::uint32_t threads() const { return instances * span; }
+  STM_HD std::uint32_t instance(std::uint32_t t) const { return t / span; }
+  STM_HD std::uint32_t lane(std::uint32_t t) const { return t % span; }
+  STM_HD bool active(std::uint32_t t) const { return t % span < lanes; }
+};
+
+inline batch_layout layout(stm::backend where, std::uint32_t instances, std::uint32_t lanes) {
+  const std::uint32_t span = where == stm::backend::gpu ? (lanes + 31) / 32 * 32 : lanes;
+  if (instances == 0 || lanes == 0 || std::uint64_t(instances) * span > 0xFFFFFFFFull)
+    throw stm::usage_error("lin::layout: " + std::to_string(instances) + " instances of " + std::to_string(lanes) +
+                           " lanes do not make a launch");
+  return {instances, lanes, span};
+}
+
+/// Handle on a batch of recordings; at(i) is instance i's recorder_ref.
+/// Counts and clocks sit a cache line apart, so that the instances' stamps do
+/// not contend with each other.
+struct batch_recorder_ref {
+  static constexpr std::uint32_t count_stride = 32, clock_stride = 16;  // 128 bytes
+  op* ops;
+  std::uint32_t capacity;
+  std::uint32_t* counts;
+  std::uint64_t* clocks;
+  STM_HD recorder_ref at(std::uint32_t i) const {
+    return recorder_ref{ops + std::size_t(i) * capacity, capacity, counts + std::size_t(i) * count_stride,
+                        clocks + std::size_t(i) * clock_stride};
+  }
+};
+static_assert(std::is_trivially_copyable_v<batch_recorder_ref>, "refs are passed by value into kernels");
+
+/// Move-only owner of `instances` recordings of `capacity` ops each.
+class batch_recorder {
+ public:
+  batch_recorder(stm::backend where, std::uint32_t instances, std::uint32_t capacity)
+      : ops_(where, std::size_t(instances) * capacity),
+        counts_(where, std::size_t(instances) * batch_recorder_ref::count_stride),
+        clocks_(where, std::size_t(instances) * batch_recorder_ref::clock_stride),
+        instances_(instances),
+        capacity_(capacity) {}
+
+  batch_recorder_ref ref() const { return {ops_.data(), capacity_, counts_.data(), clocks_.data()}; }
+  std::uint32_t instances() const { return instances_; }
+
+  /// Every instance's history (two downloads for the whole batch); throws
+  /// stm::usage_error when an instance dropped ops.
+  std::vector<std::vector<op>> histories() const {
+    const auto counts = counts_.to_vector();
+    const auto all = ops_.to_vector();
+    std::vector<std::vector<op>> out(instances_);
+    for (std::uint32_t i = 0; i < instances_; ++i) {
+      const std::uint32_t n = counts[std::size_t(i) * batch_recorder_ref::count_stride];
+      if (n > capacity_)
+        throw stm::usage_error("lin::batch_recorder: instance " + std::to_string(i) + " recorded " + std::to_string(n) +
+                               " ops for a capacity of " + std::to_string(capacity_) +
+                               "; a history with dropped ops cannot be checked");
+      const auto first = all.begin() + std::ptrdiff_t(std::size_t(i) * capacity_);
+      out[i].assign(first, first + n);
+    }
+    return out;
+  }
+
+ private:
+  stm::buffer<op> ops_;
+  stm::buffer<std::uint32_t> counts_;
+  stm::buffer<std::uint64_t> clocks_;
+  std::uint32_t instances_, capacity_;
+};
+
+/// Runs f(i) for every i in [0, n) on up to hardware_concurrency() host
+/// threads and returns what each call returned: an empty string when
+/// instance i passed, else why it failed. f runs concurrently with itself, so
+/// it must only read shared state (and touch neither GoogleTest assertions
+/// nor the device); an exception it throws becomes instance i's failure.
+template <class F>
+std::vector<std::string> check_each(std::uint32_t n, F f) {
+  std::vector<std::string> why(n);
+  std::atomic<std::uint32_t> next{0};
+  auto work = [&] {
+    for (std::uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      try {
+        why[i] = f(i);
+      } catch (const std::exception& e) {
+        why[i] = std::string("exception: ") + e.what();
+      }
+    }
+  };
+  const std::uint32_t workers = std::min<std::uint32_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::uint32_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return why;
+}
 
 // --- result -----------------------------------------------------------------
 

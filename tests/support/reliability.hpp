@@ -9,13 +9,25 @@
 //   }                                 // (an ASSERT that returns early counts too)
 //
 // rounds(n) is n, or the value of STM_LIN_HISTORIES when it is set (runs of
-// 100,000 histories without rebuilding). When the object goes out of scope it
-// prints one line
+// 100,000 histories without rebuilding). Tests that record many histories in
+// one launch (lin::batch_recorder) loop over batches instead:
+//
+//   const std::uint32_t rounds = count.rounds(150), batch = count.batch(1024);
+//   for (std::uint32_t first = 0; first < rounds; first += batch) {
+//     const auto why = one_batch(first, std::min(batch, rounds - first));  // lin::check_each
+//     if (!count.checked(why)) return;  // every failed history counts; the first is reported
+//   }
+//
+// batch(n) is 1 on the CPU (each history its own launch) and n on the GPU,
+// or the value of STM_LIN_BATCH on both when it is set.
+//
+// When the object goes out of scope it prints one line
 //   [ reliability ] {"container":..., "backend":..., "mode":"natural"|"perturbed",
 //                    "histories":N, "violations":V, "device":...}
 // and appends the same object to the file named by STM_RELIABILITY_OUT, if
-// set; tools/reliability_rows.sh adds the commit and sums the lines up.
-// violations counts the histories that failed (the loop stops at the first).
+// set; tools/reliability_rows.py adds the commit and sums the lines up.
+// violations counts the histories that failed (the loop stops at the first
+// failed history, or the first batch with one).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -26,6 +38,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "stm/backend.hpp"
 
@@ -44,6 +57,41 @@ class history_count {
       if (v > 0 && v < 100000000ul) return static_cast<std::uint32_t>(v);
     }
     return n;
+  }
+
+  /// Histories per launch: 1 on the CPU, `gpu` on the GPU, or STM_LIN_BATCH.
+  std::uint32_t batch(std::uint32_t gpu) const {
+    if (const char* e = std::getenv("STM_LIN_BATCH")) {
+      const unsigned long v = std::strtoul(e, nullptr, 10);
+      if (v > 0 && v <= 65536ul) return static_cast<std::uint32_t>(v);
+    }
+    return where_ == stm::backend::gpu ? gpu : 1u;
+  }
+
+  /// Count a batch of histories just checked: why[i] is empty when history i
+  /// passed, else why it failed. Every failed history counts as a violation;
+  /// the first is reported as the test's failure, with how many others
+  /// failed. False when any failed (stop then).
+  bool checked(const std::vector<std::string>& why) {
+    if (::testing::Test::HasFailure()) {  // the batch's setup failed (an EXPECT before the check)
+      ++histories_;
+      ++violations_;
+      return false;
+    }
+    std::size_t failed = 0, first = why.size();
+    for (std::size_t i = 0; i < why.size(); ++i)
+      if (!why[i].empty()) {
+        ++failed;
+        if (first == why.size()) first = i;
+      }
+    histories_ += why.size();
+    violations_ += failed;
+    if (failed == 0) return true;
+    ADD_FAILURE() << why[first]
+                  << (failed > 1 ? "\n(" + std::to_string(failed - 1) + " more of the " + std::to_string(why.size()) +
+                                       " histories of this batch failed too)"
+                                 : std::string());
+    return false;
   }
 
   /// Count one history just checked; false when it failed (stop then).

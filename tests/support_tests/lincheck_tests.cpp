@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -12,10 +13,12 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "stm/launch.hpp"
 #include "support/lincheck.hpp"
 
 namespace {
@@ -501,6 +504,99 @@ TEST(LinCheckRecorder, OverflowIsVisible) {
   EXPECT_EQ(rec.recorded(), 3u);
   EXPECT_TRUE(rec.overflowed());
   EXPECT_THROW(rec.history(), stm::usage_error);
+}
+
+// --- batches -------------------------------------------------------------------
+
+TEST(LinCheckBatch, LayoutAlignsInstancesToWarpsOnTheGpuOnly) {
+  const auto g = lin::layout(stm::backend::gpu, 3, 16);
+  EXPECT_EQ(g.span, 32u);
+  EXPECT_EQ(g.threads(), 96u);
+  EXPECT_EQ(g.instance(47), 1u);
+  EXPECT_EQ(g.lane(47), 15u);
+  EXPECT_TRUE(g.active(47));
+  EXPECT_FALSE(g.active(48));  // lanes 16..31 of each warp stay idle
+  EXPECT_EQ(lin::layout(stm::backend::gpu, 2, 128).span, 128u);
+  EXPECT_EQ(lin::layout(stm::backend::gpu, 2, 33).span, 64u);
+  const auto c = lin::layout(stm::backend::cpu, 3, 16);
+  EXPECT_EQ(c.span, 16u);
+  EXPECT_EQ(c.threads(), 48u);
+  EXPECT_EQ(c.instance(47), 2u);
+  EXPECT_TRUE(c.active(47));
+  EXPECT_THROW(lin::layout(stm::backend::cpu, 0, 4), stm::usage_error);
+  EXPECT_THROW(lin::layout(stm::backend::gpu, 1u << 28, 32), stm::usage_error);
+}
+
+// Each instance of a batch keeps its own ops, count and clock: histories of
+// different sizes recorded at once by interleaved threads come back apart.
+TEST(LinCheckBatch, InstancesRecordIndependentHistories) {
+  constexpr std::uint32_t instances = 5, cap = 40;
+  lin::batch_recorder rec(stm::backend::cpu, instances, cap);
+  const auto br = rec.ref();
+  stm::launch_cpu(instances * 4, [=](std::uint32_t t) {
+    const std::uint32_t i = t / 4, tid = t % 4;
+    const auto r = br.at(i);
+    for (std::uint32_t j = 0; j <= i; ++j) {  // instance i records 4 (i + 1) ops
+      op o;
+      o.thread = tid;
+      o.arg = i;
+      o.invoke = r.now();
+      o.response = r.now();
+      r.record(o);
+    }
+  });
+  const auto hs = rec.histories();
+  ASSERT_EQ(hs.size(), instances);
+  for (std::uint32_t i = 0; i < instances; ++i) {
+    ASSERT_EQ(hs[i].size(), 4u * (i + 1)) << "instance " << i;
+    std::uint64_t last = 0;
+    for (const auto& o : hs[i]) {
+      EXPECT_EQ(o.arg, i);
+      last = std::max(last, o.response);
+    }
+    EXPECT_EQ(last + 1, 8u * (i + 1)) << "instance " << i << " has a clock of its own";
+  }
+}
+
+TEST(LinCheckBatch, OverflowOfOneInstanceIsNamed) {
+  lin::batch_recorder rec(stm::backend::cpu, 3, 2);
+  const auto r = rec.ref().at(1);
+  for (int i = 0; i < 3; ++i) {
+    op o;
+    o.invoke = r.now();
+    o.response = r.now();
+    r.record(o);
+  }
+  try {
+    rec.histories();
+    FAIL() << "an overflow went unseen";
+  } catch (const stm::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("instance 1 recorded 3 ops"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LinCheckBatch, CheckEachVisitsEveryInstanceOnceAndKeepsFailures) {
+  constexpr std::uint32_t n = 1000;
+  std::vector<std::atomic<int>> seen(n);
+  const auto why = lin::check_each(n, [&](std::uint32_t i) -> std::string {
+    seen[i].fetch_add(1);
+    if (i == 17) throw std::runtime_error("boom");
+    return i % 100 == 3 ? "bad " + std::to_string(i) : "";
+  });
+  ASSERT_EQ(why.size(), n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    EXPECT_EQ(seen[i].load(), 1) << i;
+    if (i == 17) EXPECT_EQ(why[i], "exception: boom");
+    else EXPECT_EQ(why[i], i % 100 == 3 ? "bad " + std::to_string(i) : "") << i;
+  }
+  // A real check per instance: one broken stack history among good ones.
+  std::vector<std::vector<op>> hs(8, {mk(0, 0, 1, 0, true, 0, 1), mk(0, 1, 0, 1, true, 2, 3)});
+  hs[5][1].ret = 2;  // popped a value never pushed
+  const auto verdicts = lin::check_each(8, [&](std::uint32_t i) {
+    const auto r = lin::check(hs[i], stack_model{});
+    return r.linearizable ? std::string() : r.explanation;
+  });
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(verdicts[i].empty(), i != 5) << i;
 }
 
 }  // namespace
