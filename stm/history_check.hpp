@@ -39,6 +39,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "stm/history.hpp"
@@ -47,6 +48,9 @@ namespace stm {
 
 struct history_check_options {
   /// Initial bits of a location (the value a read sees before any commit).
+  /// Empty (nullptr): unknown, as for a container's memory filled before the
+  /// recorded run; the first read of a location's initial value then fixes
+  /// it, and every other read of it must agree.
   std::function<std::uint64_t(std::uint64_t addr)> initial = [](std::uint64_t) { return std::uint64_t(0); };
   /// Check the aborted attempts recorded with Opaque = false too (they are
   /// allowed to see torn snapshots: only a test of the checker asks for this).
@@ -252,7 +256,9 @@ class history_checker {
                                      [](std::uint64_t a, const write_ref& w) { return a < w.addr; });
     const auto next = std::upper_bound(lo, hi, rd.seq, [](std::uint64_t s, const write_ref& w) { return s < w.seq; });
     const bool initial = next == lo;
-    const std::uint64_t expect = initial ? opt_.initial(rd.addr) : op(std::prev(next)->op).value;
+    const std::uint64_t expect = !initial        ? op(std::prev(next)->op).value
+                                 : opt_.initial ? opt_.initial(rd.addr)
+                                                : learned_.emplace(rd.addr, rd.value).first->second;
     if (expect != rd.value) {
       std::ostringstream o;
       o << name(node) << " read " << hex(rd.addr) << " = " << hex(rd.value) << " claiming sequence " << rd.seq
@@ -378,6 +384,7 @@ class history_checker {
 
   const recorded_history& h_;
   const history_check_options& opt_;
+  std::unordered_map<std::uint64_t, std::uint64_t> learned_;  // initial values seen, when opt_.initial is empty
   history_report r_;
   std::uint32_t n_commits_ = 0, n_nodes_ = 0;
   std::vector<std::uint32_t> abort_node_;  // node n_commits_ + j -> index into h_.aborts
