@@ -115,20 +115,7 @@ class harris_seq {
 
   /// Quiescent point: replace the contents by `values` (distinct, at most
   /// capacity; usage_error otherwise).
-  void assign(const std::vector<std::uint32_t>& values) {
-    if (values.size() > pool_.capacity())
-      throw usage_error(std::to_string(values.size()) + " values do not fit a list of capacity " +
-                        std::to_string(pool_.capacity()));
-    std::vector<node::word_t> w(2 + std::size_t(pool_.capacity()), 0);
-    const std::uint32_t n = static_cast<std::uint32_t>(values.size());
-    // The first n pool nodes hold the values; the free ring starts after them.
-    w[node::head] = node::make(0, n ? 2u : node::tail, true);
-    for (std::uint32_t i = 0; i < n; ++i) w[2 + i] = node::make(values[i], i + 1 < n ? 3 + i : node::tail);
-    w[node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
-    pool_.upload_words(w);
-    pool_.reset();
-    pool_.skip(n);  // reset() put every node in the ring, in index order: the first n are taken
-  }
+  void assign(const std::vector<std::uint32_t>& values) { pool_.assign_chain(values); }
 
   /// Quiescent point: the sequence; logic_error when check() finds it unsound.
   std::vector<std::uint32_t> contents() const { return detail::checked_contents(*this, "harris_seq"); }

@@ -183,20 +183,10 @@ class indexed_seq {
   /// Quiescent point: replace the contents by `values` (distinct, at most
   /// capacity; usage_error otherwise).
   void assign(const std::vector<std::uint32_t>& values) {
-    if (values.size() > pool_.capacity())
-      throw usage_error(std::to_string(values.size()) + " values do not fit a list of capacity " +
-                        std::to_string(pool_.capacity()));
     std::unordered_set<std::uint32_t> seen;
     for (auto v : values)
       if (!seen.insert(v).second) throw usage_error("value " + std::to_string(v) + " appears twice in the initial sequence");
-    std::vector<node::word_t> w(2 + std::size_t(pool_.capacity()), 0);
-    const std::uint32_t n = static_cast<std::uint32_t>(values.size());
-    w[node::head] = node::make(0, n ? 2u : node::tail, true);
-    for (std::uint32_t i = 0; i < n; ++i) w[2 + i] = node::make(values[i], i + 1 < n ? 3 + i : node::tail);
-    w[node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
-    pool_.upload_words(w);
-    pool_.reset();
-    pool_.skip(n);
+    const std::vector<node::word_t> w = pool_.assign_chain(values);
     rebuild_index(w);
   }
 

@@ -257,6 +257,24 @@ class node_pool {
              std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size);
     return "";
   }
+  /// Quiescent point, a one-level list of two sentinels (head, tail): its
+  /// contents become head -> values[0] -> ... -> tail in the first n user
+  /// nodes (index order), every other node free. usage_error when they do not
+  /// fit. Returns the words written.
+  std::vector<node::word_t> assign_chain(const std::vector<std::uint32_t>& values) {
+    if (values.size() > capacity())
+      throw usage_error(std::to_string(values.size()) + " values do not fit a list of capacity " +
+                        std::to_string(capacity()));
+    std::vector<node::word_t> w(2 + std::size_t(capacity()), 0);
+    const std::uint32_t n = static_cast<std::uint32_t>(values.size());
+    w[node::head] = node::make(0, n ? 2u : node::tail, true);
+    for (std::uint32_t i = 0; i < n; ++i) w[2 + i] = node::make(values[i], i + 1 < n ? 3 + i : node::tail);
+    w[node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
+    upload_words(w);
+    reset();
+    skip(n);  // reset() put every node in the ring, in index order: the first n are taken
+    return w;
+  }
   /// Every level's words (levels() x stride, level-major).
   std::vector<node::word_t> words() const { return words_.to_vector(); }
   void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
