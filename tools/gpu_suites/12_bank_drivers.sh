@@ -7,7 +7,8 @@
 # transactions per thread at 6,720 threads, 8 at the larger launches; each
 # figure the median of 3 runs after a warm-up. Then the loop form with opaque
 # descriptors (tx_config's default) beside the bank's, under prstm at full
-# occupancy. Results: $RESULTS/bank_drivers.jsonl ("driver", "opaque").
+# occupancy, on the bank's table and on one with the commit clock (--clock: a
+# lock_table's default, so what a user's kernel gets). Results: $RESULTS/bank_drivers.jsonl ("driver", "opaque").
 # The plain loop is slow under heavy contention (seconds per table over 128
 # accounts at full occupancy), so this suite runs well past the usual 90 s;
 # each point is bounded by a timeout so that one stuck point cannot hide the
@@ -33,10 +34,10 @@ for acc in $accounts; do
   done
 done
 for acc in $accounts; do
-  for opq in false true; do
-    timeout 300 "$BENCH" --workload bank --backend gpu --cm prstm --driver for --opaque=$opq --accounts $acc \
-      --threads full --tpt 8 --semantic 0 --read-only 0 --hash 1 --repeat $rep --warmup $warm \
+  for oc in false,false true,false true,true; do
+    timeout 300 "$BENCH" --workload bank --backend gpu --cm prstm --driver for --opaque=${oc%,*} --clock=${oc#*,} \
+      --accounts $acc --threads full --tpt 8 --semantic 0 --read-only 0 --hash 1 --repeat $rep --warmup $warm \
       --format json --out "$out" -q >/dev/null \
-      || echo "FAILED: bank_drivers opaque=$opq accounts=$acc" >&2
+      || echo "FAILED: bank_drivers opaque,clock=$oc accounts=$acc" >&2
   done
 done
