@@ -36,13 +36,14 @@
 //   ----------------------                -------------------
 //   attempt start:                            pre-lock (or lock) the write set
 //     snap = clock.load(acquire)              clock.fetch_add(1, acq_rel) (K)
-//   each read: w1, v, (R), then           validate the reads, final locks
-//     w2 and c = clock.load(acquire) <-- pairs -- (A) fence_release
-//     c == snap: w2 must show no pre-lock     write-back, (B), unlocks
-//       (else re-check the new read)
+//   each read: w1, v, (R) as above, then      validate the reads, final locks
+//     c = clock.load(acquire)   <-- pairs -- (A) fence_release
+//     c == snap: w1 must show no pre-lock     write-back, (B), unlocks
+//       (one that does: re-check the new read)
 //     else: re-check every read; snap = c
-//   (a re-check: same version, no final lock, no pre-lock; a pre-lock is
-//   polled while the manager waits on locks; a shared lock, below, passes)
+//   (c takes the place of the second look w2 at the lock word. A re-check:
+//   same version, no final lock, no pre-lock; a pre-lock is polled while the
+//   manager waits on locks; a shared lock, below, passes)
 //
 //  (K) is the manager's call of write_set_claimed() (prstm, backoff, delay),
 //  or, for a commit that does not call it (an escalated one; gpustm, which
@@ -60,9 +61,13 @@
 //  it are RMWs: its release sequence), so the loads of lock words that follow
 //  see that writer's claim (pre-lock, final lock) or a later state: a read
 //  before that point whose location a counted writer claimed fails the
-//  re-check, and a read after it is checked by its own w2, which is such a
-//  load (after snap was set; its order against c does not matter, so the
-//  two go out together; only a w2 that shows a pre-lock costs a re-check). (3) No writer that is
+//  re-check, and a read after it is checked by its own w1, which is such a
+//  load: w1 free (or shared) means every counted writer of the location has
+//  released it, and w1's acquire makes the data load see the value of the
+//  writer of w1's version or of a later writer, which is not counted and by
+//  (1) would have moved c; so value and version are the last counted
+//  writer's. (A table without a clock keeps w2: the loop demands w1 and w2
+//  at one version, no final lock, and the re-checks come behind (O).) (3) No writer that is
 //  not counted must be serialized before a counted one that we read: take U2
 //  that read y, U1 that wrote y and is counted, U2 -> U1 (U2's validation
 //  missed U1's claim of y). Had U1's (K) come before U2's (K) in the clock's
@@ -351,20 +356,23 @@ struct tx_core : tx_recorder<Config> {
     std::uint64_t bits;
     [[maybe_unused]] std::uint64_t seq = 0;  // Record: the lock's commit sequence seen (stm/history.hpp)
     [[maybe_unused]] bool exact = true;
-    [[maybe_unused]] std::uint32_t w2 = 0;  // Opaque: the lock word after (R)
-    [[maybe_unused]] std::uint64_t c = 0;   // Opaque with a clock: the clock after (R)
+    [[maybe_unused]] std::uint64_t c = 0;  // Opaque with a clock: the clock after (R)
     if constexpr (Config::opaque) {
+      const bool clocked = table.has_clock();
       for (std::uint32_t polls = 0;; ++polls) {
         w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
         if constexpr (Config::record) seq = this->observe_seq(li);
         bits = load_word(addr, sizeof(T));
-        platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
-        w2 = lw.load(memory_order_relaxed);
-        // The clock's load beside w2's: both after (R), neither waits for the
-        // other (reads_consistent() looks at both).
-        if (table.has_clock()) c = table.clock_word().load(memory_order_acquire);
-        if (!final_locked(w1) && !final_locked(w2) && lock_word::version(w1) == lock_word::version(w2))
-          break;
+        platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock (c the increment)
+        if (clocked) {
+          // The clock's load is the second look (reads_consistent(); the
+          // table's "c == snap"): no w2.
+          c = table.clock_word().load(memory_order_acquire);
+          if (!final_locked(w1)) break;
+        } else {
+          const std::uint32_t w2 = lw.load(memory_order_relaxed);
+          if (!final_locked(w1) && !final_locked(w2) && lock_word::version(w1) == lock_word::version(w2)) break;
+        }
         if (!cm.wait_on_locked(polls)) {
           fail(abort_cause::read_locked);
           return T{};
@@ -381,9 +389,9 @@ struct tx_core : tx_recorder<Config> {
         seq = this->observe_seq(li);
         bits = load_word(addr, sizeof(T));
         platform::fence_acquire();
-        const std::uint32_t w2r = lw.load(memory_order_relaxed);
-        exact = !final_locked(w1) && !final_locked(w2r) &&
-                lock_word::version(w1) == lock_word::version(w2r);  // the opaque read's test
+        const std::uint32_t w2 = lw.load(memory_order_relaxed);
+        exact = !final_locked(w1) && !final_locked(w2) &&
+                lock_word::version(w1) == lock_word::version(w2);  // the opaque read's test
         if (!final_locked(w1) || !cm.wait_on_locked(polls)) break;
         platform::backoff_ns(64);
       }
@@ -429,7 +437,7 @@ struct tx_core : tx_recorder<Config> {
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      if (!reads_consistent(cm, c, w2)) {
+      if (!reads_consistent(cm, c, w1)) {
         fail(abort_cause::validation);
         return T{};
       }
@@ -442,8 +450,9 @@ struct tx_core : tx_recorder<Config> {
   /// moment, and no read's location is claimed by a committer (pre-lock or
   /// final lock). With a commit clock, the earlier reads are checked only when
   /// the clock moved since the last validation (the argument is in the
-  /// synchronization table), the new one always; without one, every read is
-  /// checked again behind the fence (O).
+  /// synchronization table), the new one always (by its w1 while the clock
+  /// stands still); without one, every read is checked again behind the
+  /// fence (O).
   ///
   /// (O), a seq_cst fence, without a clock, once there are two reads: why a
   /// pre-lock counts and why the fence. Take an update U2 that pre-locks x and
@@ -465,13 +474,13 @@ struct tx_core : tx_recorder<Config> {
   /// one location is one snapshot. Read-only commits re-check behind their
   /// own fence (S), validate_read_only().
   template <class CM>
-  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t w2) {
+  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t w1) {
     if (table.has_clock()) {
       // c: loaded after (R) of the new read, so after its data load. c ==
-      // snap: the new read's own lock word w2, loaded after snap was set,
-      // shows every counted writer's claim (the table's (2)); free or shared
-      // at the version read, nothing more to check, else (a pre-lock) poll.
-      if (c == snap) return lock_word::is_settled(w2) || read_unclaimed(n_reads - 1, cm);
+      // snap: the new read's own first look at its lock word, w1, loaded
+      // after snap was set, shows every counted writer's claim (the table's
+      // (2)); free or shared, nothing more to check; a pre-lock is polled.
+      if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(n_reads - 1, cm);
       // A new snap must hold for every read, a single one included: a writer
       // counted now may have locked it after its loads.
       snap = c;
