@@ -136,8 +136,10 @@ struct basic_gpustm : manager_base {
   }
 
   // An escalated transaction (stm/detail/tx_core.hpp, "Escalation") takes a
-  // pre-lock over, so also our read-only locks, and may write under it: a
-  // read validated under such a lock then no longer holds. Checked once every
+  // pre-lock over, so also our read-only locks, as its final lock (and may
+  // write under it: a read validated under such a lock then no longer holds)
+  // or as a shared lock (it writes nothing, but gives the lock back to any
+  // writer: our hold on it is gone all the same). Checked once every
   // lock is ours. If the escalated transaction E must be serialized before us
   // (we lock a location after E released it, or read E's write-back), E's
   // takeover precedes its release (at its end), which precedes the acquire
