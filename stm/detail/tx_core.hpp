@@ -37,10 +37,10 @@
 //   attempt start:                            pre-lock (or lock) the write set
 //     snap = clock.load(acquire)              clock.fetch_add(1, acq_rel) (K)
 //   each read: w1, v, (R) as above, then      validate the reads, final locks
-//     c = clock.load(acquire)   <-- pairs -- (A) fence_release
+//     c = clock.load(relaxed)   (R) pairs -- (A) fence_release
 //     c == snap: w1 must show no pre-lock     write-back, (B), unlocks
 //       (one that does: re-check the new read)
-//     else: re-check every read; snap = c
+//     else: fence_acquire (pairs with (K)); re-check every read; snap = c
 //   (c takes the place of the second look w2 at the lock word. A re-check:
 //   same version, no final lock, no pre-lock; a pre-lock is polled while the
 //   manager waits on locks; a shared lock, below, passes)
@@ -58,7 +58,9 @@
 //  the value of the last counted writer of its location: when snap was last
 //  set (at the start or by a re-check of every read), the acquire load of the
 //  clock synchronizes with (K) of every counted writer (the increments after
-//  it are RMWs: its release sequence), so the loads of lock words that follow
+//  it are RMWs: its release sequence; a read's relaxed load of the clock
+//  gets that acquire from the fence behind it, taken only when c moved: c ==
+//  snap learns nothing new), so the loads of lock words that follow
 //  see that writer's claim (pre-lock, final lock) or a later state: a read
 //  before that point whose location a counted writer claimed fails the
 //  re-check, and a read after it is checked by its own w1, which is such a
@@ -367,7 +369,7 @@ struct tx_core : tx_recorder<Config> {
         if (clocked) {
           // The clock's load is the second look (reads_consistent(); the
           // table's "c == snap"): no w2.
-          c = table.clock_word().load(memory_order_acquire);
+          c = table.clock_word().load(memory_order_relaxed);  // (1) needs only (R) before it
           if (!final_locked(w1)) break;
         } else {
           const std::uint32_t w2 = lw.load(memory_order_relaxed);
@@ -482,7 +484,10 @@ struct tx_core : tx_recorder<Config> {
       // (2)); free or shared, nothing more to check; a pre-lock is polled.
       if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(n_reads - 1, cm);
       // A new snap must hold for every read, a single one included: a writer
-      // counted now may have locked it after its loads.
+      // counted now may have locked it after its loads. The acquire that
+      // c's relaxed load lacked: the re-checks must see every counted
+      // writer's claim (pairs with (K)).
+      platform::fence_acquire();
       snap = c;
     } else if (n_reads < 2) {
       return true;
