@@ -73,7 +73,7 @@ class transaction {
     core_.status = tx_status::active;
     core_.attempt = 0;
     core_.long_tx = 0;
-    core_.wrote = 0;
+    if constexpr (Config::escalates) core_.wrote = 0;
     core_.start_attempt_sync();
     cm_.on_start();
   }
