@@ -136,8 +136,10 @@ struct basic_gpustm : manager_base {
   }
 
   // An escalated transaction (stm/detail/tx_core.hpp, "Escalation") takes a
-  // pre-lock over, so also our read-only locks, and may write under it: a
-  // read validated under such a lock then no longer holds. Checked once every
+  // pre-lock over, so also our read-only locks, as its final lock (and may
+  // write under it: a read validated under such a lock then no longer holds)
+  // or as a shared lock (it writes nothing, but gives the lock back to any
+  // writer: our hold on it is gone all the same). Checked once every
   // lock is ours. If the escalated transaction E must be serialized before us
   // (we lock a location after E released it, or read E's write-back), E's
   // takeover precedes its release (at its end), which precedes the acquire
@@ -154,12 +156,15 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
-  // Whether lock word w is a final lock of the transaction that holds the
-  // table's escalation token (the token holds its tid + 1).
+  // Whether lock word w is held by an escalated transaction: a shared lock
+  // (read-only ones), or a final lock of the one that holds the table's
+  // escalation token exclusively (the token's low bits hold its tid + 1).
   template <class Core>
   STM_HD static bool held_by_escalated(const Core& tx, std::uint32_t w) {
     return lock_word::is_locked(w) && tx.table.escalation != nullptr &&
-           tx.table.escalation_word().load(memory_order_relaxed) == std::uint64_t(lock_word::owner(w)) + 1;
+           (lock_word::is_shared(w) ||
+            (tx.table.escalation_word().load(memory_order_relaxed) & lock_table_ref::gate_holder_mask) ==
+                std::uint64_t(lock_word::owner(w)) + 1);
   }
 
   // Take lock `li` (the lock bit when we write under it, else the pre-lock

@@ -23,9 +23,10 @@
 //    it has not moved. A table without it (clock = false) keeps incremental
 //    validation (O(R^2) per attempt of R reads) and spares update commits one
 //    contended atomic and one fence: for workloads without long opaque reads.
-//  - the escalation token (optional, on by default): held by the one
+//  - the escalation token (optional, on by default): held by the one update
 //    transaction that runs escalated (it aborted too often and now locks what
-//    it reads), 0 when free. A table without it (escalation = false) lets no
+//    it reads), or shared by read-only ones that run escalated together; 0
+//    when free (the fields: lock_table_ref). A table without it (escalation = false) lets no
 //    transaction escalate, and spares gpustm's commits the check that no
 //    escalated transaction took their read locks over: for workloads whose
 //    transactions are all short (or that rely on their manager's progress).
@@ -51,7 +52,7 @@ struct lock_table_ref {
   std::uint32_t spread = 0; // log2(words_per_lock)
   std::uintptr_t base = 0;
   std::uint64_t* clock = nullptr;       // commit clock; nullptr: the table has none
-  std::uint64_t* escalation = nullptr;  // escalation token: 0 free, else holder's tid + 1; nullptr: none
+  std::uint64_t* escalation = nullptr;  // escalation token (gate_* below): 0 free; nullptr: none
 
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
@@ -65,6 +66,15 @@ struct lock_table_ref {
   STM_HD bool has_clock() const { return clock != nullptr; }
   STM_HD atomic_ref<std::uint64_t> clock_word() const { return atomic_ref<std::uint64_t>(*clock); }
   STM_HD atomic_ref<std::uint64_t> escalation_word() const { return atomic_ref<std::uint64_t>(*escalation); }
+
+  /// The escalation token's fields (stm/detail/tx_core.hpp, "Escalation"):
+  /// bits 0-31 the exclusive holder's tid + 1 (0: none), bit 32 an exclusive
+  /// escalation waits (no new shared one enters), bits 33-63 the count of
+  /// shared (read-only) escalated transactions.
+  static constexpr std::uint64_t gate_holder_mask = 0xFFFFFFFFull;
+  static constexpr std::uint64_t gate_intent = 1ull << 32;
+  static constexpr std::uint32_t gate_reader_shift = 33;
+  static constexpr std::uint64_t gate_reader = 1ull << gate_reader_shift;
 };
 static_assert(std::is_trivially_copyable_v<lock_table_ref>);
 

@@ -14,6 +14,10 @@
 //           of higher priority may steal it (CAS over it with its own id).
 //  lock     the final lock: set only by the pre-lock holder, never stolen;
 //           while set, the owner is writing back its values.
+//  both     shared (read) lock: held by escalated read-only transactions
+//           (stm/detail/tx_core.hpp, "Escalation"); the owner field counts
+//           their holds. Nobody writes under it; plain readers may read
+//           through it, committers and writers treat it as taken.
 //
 // Unlocked: both flag bits clear and the owner field zero.
 //
@@ -50,6 +54,18 @@ STM_HD constexpr std::uint32_t owner(std::uint32_t w) { return (w & owner_mask) 
 STM_HD constexpr bool is_locked(std::uint32_t w) { return (w & lock_bit) != 0; }
 STM_HD constexpr bool is_prelocked(std::uint32_t w) { return (w & prelock_bit) != 0; }
 STM_HD constexpr bool is_free(std::uint32_t w) { return (w & (lock_bit | prelock_bit)) == 0; }
+/// Shared (read) lock: both flag bits.
+STM_HD constexpr bool is_shared(std::uint32_t w) { return (w & (lock_bit | prelock_bit)) == (lock_bit | prelock_bit); }
+/// A final lock proper (lock bit without the pre-lock bit): its owner writes back.
+STM_HD constexpr bool is_final(std::uint32_t w) { return (w & (lock_bit | prelock_bit)) == lock_bit; }
+/// Free or shared: nobody claims the location for a write.
+STM_HD constexpr bool is_settled(std::uint32_t w) { return ((w ^ (w << 1)) & lock_bit) == 0; }
+/// The shared lock's holds (the owner field), one added: shared_one.
+inline constexpr std::uint32_t shared_one = 1u << owner_shift;
+STM_HD constexpr std::uint32_t holds(std::uint32_t w) { return owner(w); }
+STM_HD constexpr std::uint32_t make_shared(std::uint32_t v, std::uint32_t holds_n) {
+  return lock_bit | prelock_bit | ((holds_n << owner_shift) & owner_mask) | (v & version_mask);
+}
 
 STM_HD constexpr std::uint32_t next_version(std::uint32_t v) { return (v + 1u) & version_mask; }
 

@@ -42,6 +42,13 @@
 //       lock on calls tx.write_set_claimed() once the write set is claimed and
 //       before that validation (the commit clock's increment; opaque reads
 //       rely on it: stm/detail/tx_core.hpp).
+//       A lock word may be shared-locked (lock_word::is_shared: both flag
+//       bits, held by escalated read-only transactions of a table with an
+//       escalation token): nobody may write under it, so a commit must treat
+//       it as held, as it treats any word that is not lock_word::is_free (a
+//       CAS from the unlocked word fails on it). A manager may also find its
+//       own pre-lock taken over by an escalated transaction: its final-lock
+//       CAS from that pre-lock then fails, and it must abort.
 //
 // and one of these two, which say how to wait after a failed attempt, before
 // the body runs again:

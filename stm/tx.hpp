@@ -27,9 +27,11 @@
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
 //    its attempts (or aborted 4 x EscalateAfter times), runs its next attempt
-//    escalated: one at a time per table, it locks what it touches and cannot
-//    abort on a conflict, so it commits by that attempt (stm/detail/
-//    tx_core.hpp, "Escalation"). A descriptor with fewer than
+//    escalated (read-only ones side by side under shared locks, an update
+//    alone per table): it locks what it touches and cannot
+//    abort on a conflict, so it commits by that attempt (one later if it
+//    escalated as read-only and then wrote; stm/detail/tx_core.hpp,
+//    "Escalation"). A descriptor with fewer than
 //    EscalateMinReads reads never escalates.
 //
 // Local variables changed inside a body keep their values across retries:
@@ -71,6 +73,7 @@ class transaction {
     core_.status = tx_status::active;
     core_.attempt = 0;
     core_.long_tx = 0;
+    if constexpr (Config::escalates) core_.wrote = 0;
     core_.start_attempt_sync();
     cm_.on_start();
   }

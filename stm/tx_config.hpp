@@ -58,7 +58,7 @@ enum class tx_status : std::uint32_t { active, committed, aborted, semantic };
 /// Why an attempt aborted.
 enum class abort_cause : std::uint32_t {
   read_locked = 0,  ///< a read or write found its location's lock held (final lock)
-  validation,       ///< a read's version or value moved (at a read or at commit)
+  validation,       ///< a read's version or value moved (at a read or at commit); or an attempt escalated as read-only wrote
   prelock,          ///< pre-lock refused (a higher-priority pre-lock, a held lock, a moved version), or a read of an update saw a pre-lock the manager says the commit loses to (dooms_read)
   lock,             ///< final lock failed: our pre-lock was stolen by a higher priority
   capacity,         ///< read, write or lock set full (raise the tx_config capacities)

@@ -4,20 +4,22 @@
 // transfers among the audited accounts. Every committed audit (and, opaque,
 // every attempt's body) must see the right total: exit 1 otherwise.
 //
-//   long_tx_bench [--out FILE.jsonl] [--seconds S] [--writers N]
+//   long_tx_bench [--out FILE.jsonl] [--seconds S] [--writers N] [--auditors A] [--label L]
 //
 // For R in {64, 256, 1024, 4096}, opaque and non-opaque descriptors
 // (tx_config<4096, 2, Opaque>), over a lock table with the commit clock and
 // without it (without: incremental validation, O(R^2) checks per opaque
 // attempt), one JSON line per configuration: microseconds per audit alone;
-// beside the writers, committed audits, attempts per committed audit, the
-// most attempts one audit took, escalations, and audits and transfers per
-// second.
+// beside the writers (A auditor threads, default 1: with more, escalated
+// audits meet each other), committed audits, attempts per committed audit,
+// the most attempts one audit took, escalations, and audits and transfers per
+// second. --label L adds "label": L to every line (which build ran).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,7 +43,7 @@ double now_s() {
 }
 
 template <bool Opaque>
-figures measure(std::uint32_t R, bool clock, std::uint32_t writers, double seconds) {
+figures measure(std::uint32_t R, bool clock, std::uint32_t writers, std::uint32_t auditors, double seconds) {
   using cfg = stm::tx_config<capacity, 2, Opaque>;
   std::vector<int> acct(R, initial);
   stm::lock_table locks(stm::backend::cpu, R, acct.data(), sizeof(int), 1, clock);
@@ -96,23 +98,37 @@ figures measure(std::uint32_t R, bool clock, std::uint32_t writers, double secon
         }
         transfers.fetch_add(n);
       });
-    // The auditor has the lowest priority (highest id): writers win every
+    // The auditors have the lowest priorities (highest ids): writers win every
     // conflict they take part in, as in a user program with many writers.
-    stm::transaction<stm::cm::prstm, cfg> tx(lref, writers + 1);
+    std::mutex m;
+    std::vector<std::thread> as;
     const double t0 = now_s();
-    double t = t0;
-    while (t - t0 < seconds || f.audits < 1) {
-      audit(tx);
-      ++f.audits;
-      f.attempts += tx.attempts() + 1;
-      if (tx.attempts() + 1 > f.max_attempts) f.max_attempts = tx.attempts() + 1;
-      t = now_s();
-    }
+    double t_end = t0;
+    for (std::uint32_t a = 0; a < auditors; ++a)
+      as.emplace_back([&, a] {
+        stm::transaction<stm::cm::prstm, cfg> tx(lref, writers + 1 + a);
+        std::uint64_t audits = 0, attempts = 0, max_attempts = 0;
+        double t = now_s();
+        while (t - t0 < seconds || audits < 1) {
+          audit(tx);
+          ++audits;
+          attempts += tx.attempts() + 1;
+          if (tx.attempts() + 1 > max_attempts) max_attempts = tx.attempts() + 1;
+          t = now_s();
+        }
+        std::lock_guard<std::mutex> g(m);
+        f.audits += audits;
+        f.attempts += attempts;
+        if (max_attempts > f.max_attempts) f.max_attempts = max_attempts;
+        f.escalations += tx.counters().escalations;
+        if (t > t_end) t_end = t;
+      });
+    for (auto& th : as) th.join();
+    const double t = t_end;
     f.seconds = t - t0;
     stop.store(true);
     for (auto& th : ws) th.join();
     f.transfers = transfers.load();
-    f.escalations = tx.counters().escalations;
   }
   long long total = 0;
   for (int v : acct) total += v;
@@ -126,19 +142,25 @@ figures measure(std::uint32_t R, bool clock, std::uint32_t writers, double secon
 int main(int argc, char** argv) {
   std::string out;
   double seconds = 1.0;
-  std::uint32_t writers = 3;
+  std::uint32_t writers = 3, auditors = 1;
+  std::string label;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
     else if (a == "--writers" && i + 1 < argc) writers = static_cast<std::uint32_t>(std::atoi(argv[++i]));
+    else if (a == "--auditors" && i + 1 < argc) auditors = static_cast<std::uint32_t>(std::atoi(argv[++i]));
+    else if (a == "--label" && i + 1 < argc) label = argv[++i];
     else {
       std::fprintf(stderr, "long_tx_bench: unknown or incomplete option '%s'\n", a.c_str());
       return 2;
     }
   }
-  if (!(seconds > 0) || writers == 0 || writers > 64) {
-    std::fprintf(stderr, "long_tx_bench: --seconds must be > 0 and --writers in [1, 64]\n");
+  bool label_ok = true;
+  for (char ch : label) label_ok &= ch != '"' && ch != '\\' && ch >= ' ';
+  if (!(seconds > 0) || writers == 0 || writers > 64 || auditors == 0 || auditors > 64 || !label_ok) {
+    std::fprintf(stderr,
+                 "long_tx_bench: --seconds must be > 0, --writers and --auditors in [1, 64], --label plain text\n");
     return 2;
   }
   FILE* f = out.empty() ? nullptr : std::fopen(out.c_str(), "a");
@@ -150,19 +172,21 @@ int main(int argc, char** argv) {
   for (bool clock : {true, false})
     for (std::uint32_t R : {64u, 256u, 1024u, 4096u})
       for (bool opaque : {true, false}) {
-        const figures x = opaque ? measure<true>(R, clock, writers, seconds) : measure<false>(R, clock, writers, seconds);
+        const figures x = opaque ? measure<true>(R, clock, writers, auditors, seconds)
+                                 : measure<false>(R, clock, writers, auditors, seconds);
         ok &= x.wrong == 0;
         char line[768];
         std::snprintf(line, sizeof line,
                       "{\"bench\": \"long_tx\", \"backend\": \"cpu\", \"hardware_threads\": %u, \"reads\": %u, "
-                      "\"opaque\": %s, \"clock\": %s, \"writers\": %u, \"us_per_audit_alone\": %.3f, "
+                      "\"opaque\": %s, \"clock\": %s, \"writers\": %u, \"auditors\": %u, \"us_per_audit_alone\": %.3f, "
                       "\"audits_beside_writers\": %llu, \"attempts_per_audit\": %.3f, \"max_attempts\": %llu, "
-                      "\"escalations\": %llu, \"audits_per_s\": %.1f, \"transfers_per_s\": %.1f, \"verified\": %s}",
+                      "\"escalations\": %llu, \"audits_per_s\": %.1f, \"transfers_per_s\": %.1f, \"verified\": %s%s%s%s}",
                       std::thread::hardware_concurrency(), R, opaque ? "true" : "false", clock ? "true" : "false",
-                      writers, x.us_alone, static_cast<unsigned long long>(x.audits),
+                      writers, auditors, x.us_alone, static_cast<unsigned long long>(x.audits),
                       double(x.attempts) / double(x.audits), static_cast<unsigned long long>(x.max_attempts),
                       static_cast<unsigned long long>(x.escalations), double(x.audits) / x.seconds,
-                      double(x.transfers) / x.seconds, x.wrong == 0 ? "true" : "false");
+                      double(x.transfers) / x.seconds, x.wrong == 0 ? "true" : "false",
+                      label.empty() ? "" : ", \"label\": \"", label.c_str(), label.empty() ? "" : "\"");
         std::printf("%s\n", line);
         std::fflush(stdout);
         if (f) std::fprintf(f, "%s\n", line);

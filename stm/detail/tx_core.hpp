@@ -36,12 +36,14 @@
 //   ----------------------                -------------------
 //   attempt start:                            pre-lock (or lock) the write set
 //     snap = clock.load(acquire)              clock.fetch_add(1, acq_rel) (K)
-//   each read: w1, v, (R), w2 as above        validate the reads, final locks
-//     c = clock.load(acquire)   <-- pairs -- (A) fence_release
-//     c == snap: re-check the new read        write-back, (B), unlocks
-//     else: re-check every read; snap = c
-//   (a re-check: same version, no final lock, no pre-lock; a pre-lock is
-//   polled while the manager waits on locks)
+//   each read: w1, v, (R) as above, then      validate the reads, final locks
+//     c = clock.load(relaxed)   (R) pairs -- (A) fence_release
+//     c == snap: w1 must show no pre-lock     write-back, (B), unlocks
+//       (one that does: re-check the new read)
+//     else: fence_acquire (pairs with (K)); re-check every read; snap = c
+//   (c takes the place of the second look w2 at the lock word. A re-check:
+//   same version, no final lock, no pre-lock; a pre-lock is polled while the
+//   manager waits on locks; a shared lock, below, passes)
 //
 //  (K) is the manager's call of write_set_claimed() (prstm, backoff, delay),
 //  or, for a commit that does not call it (an escalated one; gpustm, which
@@ -56,10 +58,18 @@
 //  the value of the last counted writer of its location: when snap was last
 //  set (at the start or by a re-check of every read), the acquire load of the
 //  clock synchronizes with (K) of every counted writer (the increments after
-//  it are RMWs: its release sequence), so the loads of lock words that follow
+//  it are RMWs: its release sequence; a read's relaxed load of the clock
+//  gets that acquire from the fence behind it, taken only when c moved: c ==
+//  snap learns nothing new), so the loads of lock words that follow
 //  see that writer's claim (pre-lock, final lock) or a later state: a read
 //  before that point whose location a counted writer claimed fails the
-//  re-check, and a read after it is re-checked itself. (3) No writer that is
+//  re-check, and a read after it is checked by its own w1, which is such a
+//  load: w1 free (or shared) means every counted writer of the location has
+//  released it, and w1's acquire makes the data load see the value of the
+//  writer of w1's version or of a later writer, which is not counted and by
+//  (1) would have moved c; so value and version are the last counted
+//  writer's. (A table without a clock keeps w2: the loop demands w1 and w2
+//  at one version, no final lock, and the re-checks come behind (O).) (3) No writer that is
 //  not counted must be serialized before a counted one that we read: take U2
 //  that read y, U1 that wrote y and is counted, U2 -> U1 (U2's validation
 //  missed U1's claim of y). Had U1's (K) come before U2's (K) in the clock's
@@ -86,34 +96,67 @@
 // has aborted EscalateAfter times on concurrent conflicts, and one of whose
 // attempts read at least EscalateMinReads locations (or that has aborted
 // 4 x EscalateAfter times: an opaque scan may keep aborting before it reaches
-// EscalateMinReads reads), runs its next attempt escalated: it first takes the table's escalation token (one escalated
-// transaction at a time; waiting for it is bounded by the holder's run, below),
-// then takes every location it reads or writes, when it first touches it, as
-// a final lock of its own (hold(): a free word by CAS, a pre-lock by stealing
-// it, whose owner then fails its own final-lock CAS, or, for gpustm's
-// read-only commit locks, its check of them after its last lock; a final lock of another
-// by waiting, as its owner only writes back or gives up). Nobody can then
-// change what it read, so it never validates, never aborts on a conflict and
-// commits: publish() as usual, and the locks it only read are released at
-// their unchanged version. The hard bound: a transaction commits (or ends for
-// its own reason, semantic or capacity) by attempt (0-based)
-// min(max(EscalateAfter, j + 1), 4 x EscalateAfter), where j is its first
-// attempt that read EscalateMinReads locations.
+// EscalateMinReads reads), runs its next attempt escalated, in one of two
+// modes, chosen by whether any earlier attempt of the transaction wrote:
+//  - exclusive (it wrote): it takes the table's escalation token alone, then
+//    takes every location it reads or writes, when it first touches it, as a
+//    final lock of its own (hold(): a free word by CAS, a pre-lock by stealing
+//    it, whose owner then fails its own final-lock CAS, or, for gpustm's
+//    read-only commit locks, its check of them after its last lock; a final
+//    lock of another by waiting, as its owner only writes back or gives up);
+//  - shared (no attempt wrote: a read-only transaction, as far as it knows):
+//    it takes the token shared, beside any number of other shared holders,
+//    then takes every location it reads as a shared lock (hold_shared(): both
+//    flag bits of the lock word, the owner field counting the holds; a free
+//    word or a pre-lock, stolen as above, by CAS; a shared one by adding a
+//    hold; a final lock by waiting). A write in this mode aborts the attempt
+//    (validation) and the next one escalates exclusively.
+// Nobody can then change what it read: a write needs the location free (a
+// pre-lock CAS from the unlocked word; gpustm's lock; hold()), and a shared
+// lock is neither; the last hold gives it back at its version. So an escalated
+// attempt never validates, never aborts on a conflict and commits: publish()
+// as usual (exclusive), and the locks it only read are released at their
+// unchanged version. Opacity: each value is the location's latest when its
+// lock was taken and stays so until the end, so at any point of the body every
+// value read so far holds at once (two-phase locking). Plain readers read
+// through a shared lock (its value cannot move) and treat only a final lock as
+// taken (final_locked()); committers, writers and the managers' validations
+// treat a shared lock as held (prstm, backoff, delay refuse or fail on it;
+// gpustm gives up at once, as on the exclusive holder's locks).
+// The token (lock_table_ref::gate_*): the exclusive holder's tid + 1, an
+// intent bit and a count of shared holders. Exclusive: waits until no holder
+// of either kind, and meanwhile sets the intent bit, which keeps new shared
+// holders out (so a stream of read-only escalations cannot starve it: the
+// present ones finish, bounded below). Shared: waits while an exclusive holder
+// or the intent bit is there. The two modes never hold locks at once, so an
+// exclusive holder never meets a shared lock, and a shared one never waits for
+// an exclusive one's final lock; nor do two escalated transactions ever wait
+// for each other's locks (shared holds stack). Waiting for the token is not an
+// attempt; a waiter holds no lock.
+// The hard bound: a transaction commits (or ends for its own reason, semantic
+// or capacity) by attempt (0-based) min(max(EscalateAfter, j + 1),
+// 4 x EscalateAfter), where j is its first attempt that read EscalateMinReads
+// locations; one attempt later if it escalated shared and then wrote.
 // Why waits end: a final lock is held by a committer in write-back (no wait),
 // by a gpustm committer that waits for its next lock at most commit_wait_polls
-// and then releases everything, or by the escalated transaction, which waits
-// only on those. No manager waits unboundedly on the escalated one's locks: a
-// read or write polls them at most wait_on_locked's bound and aborts; prstm,
-// backoff and delay abort a commit on a final lock they do not own; gpustm gives
-// up at once on a final lock of the token's holder (else the escalated one,
-// waiting for a lock that gpustm committer holds, would wait out its
-// commit_wait_polls; with many escalating, such waits queue up); delay's pause
-// polls at most delay_polls.
-// The acquire of hold()'s CAS pairs with (B) of the last writer of the word
-// (its unlock store, or an RMW of that store's release sequence), so the value
-// loaded under the lock is the latest. Only long transactions escalate: many
-// short ones that abort often (a small table at full occupancy) would queue
-// on the token, and their manager's own rule gives them progress.
+// and then releases everything, or by the exclusive escalated transaction,
+// which waits only on those. No manager waits unboundedly on an escalated
+// one's locks: a read or write polls a final lock at most wait_on_locked's
+// bound and aborts (a shared one it reads through, or records the version of);
+// prstm, backoff and delay abort a commit on a lock they do not own; gpustm
+// gives up at once on a shared lock or a final lock of the token's exclusive
+// holder (else the escalated one, waiting for a lock that gpustm committer
+// holds, would wait out its commit_wait_polls; with many escalating, such
+// waits queue up); delay's pause polls at most delay_polls. The lanes of a
+// warp: a lane that waits (token, final lock) waits for another thread's
+// bounded step, never for a lane that waits for it.
+// The acquire of hold()'s and hold_shared()'s CAS pairs with (B) of the last
+// writer of the word (its unlock store, or an RMW of that store's release
+// sequence: pre-locks, holds), so the value loaded under the lock is the
+// latest. The token's acquire (taking it) pairs with its release (giving it
+// back, after the locks). Only long transactions escalate: many short ones
+// that abort often (a small table at full occupancy) would queue on the token,
+// and their manager's own rule gives them progress.
 #pragma once
 
 #include <cstdint>
@@ -185,9 +228,10 @@ struct tx_core : tx_recorder<Config> {
   // bit 30 (prelock_bit), a read met a pre-lock the manager says we lose to.
   std::uint32_t read_notes = 0;
   std::uint64_t snap = 0;      // Opaque with a clock: the commit clock at the last validation
-  std::uint8_t escalated = 0;  // this attempt holds the escalation token
+  std::uint8_t escalated = 0;  // this attempt runs escalated: escalated_exclusive or escalated_shared
   std::uint8_t ticked = 0;     // this attempt's commit incremented the clock (write_set_claimed)
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
+  std::uint8_t wrote = 0;      // an attempt of this transaction wrote: it escalates exclusively
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
   // compilers cannot always prove unused.
@@ -207,6 +251,23 @@ struct tx_core : tx_recorder<Config> {
   /// registers instead of local memory, which at full occupancy does not fit
   /// in L1 (results/FINDINGS.md, "Design measurements behind the code").
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
+
+  /// Values of `escalated`.
+  static constexpr std::uint8_t escalated_exclusive = 1, escalated_shared = 2;
+
+  /// A final lock: its owner is writing back (readers poll or abort). A
+  /// descriptor that can escalate may meet shared locks (lock and pre-lock
+  /// bits), which are not: their holders write nothing. Without escalation no
+  /// shared lock exists, and the test stays the one-bit test.
+  STM_HD static bool final_locked(std::uint32_t w) {
+    if constexpr (Config::escalates) return lock_word::is_final(w);
+    else return lock_word::is_locked(w);
+  }
+  /// A pre-lock (not a shared lock), for a word that final_locked() refused.
+  STM_HD static bool prelock_held(std::uint32_t w) {
+    if constexpr (Config::escalates) return (w & (lock_word::lock_bit | lock_word::prelock_bit)) == lock_word::prelock_bit;
+    else return lock_word::is_prelocked(w);
+  }
 
   /// f(i) for every i < n of a set of capacity N, in order; stops when f returns
   /// false and returns false then.
@@ -270,7 +331,7 @@ struct tx_core : tx_recorder<Config> {
   STM_HD bool read_still_valid(std::uint32_t i, bool check_value) const {
     const read_entry& r = reads[i];
     const std::uint32_t w = table.word(r.lock).load(memory_order_relaxed);
-    if (lock_word::is_locked(w) || lock_word::version(w) != r.version()) return false;
+    if (final_locked(w) || lock_word::version(w) != r.version()) return false;
     return !check_value || load_word(r.addr, r.size) == r.value;
   }
 
@@ -297,16 +358,23 @@ struct tx_core : tx_recorder<Config> {
     std::uint64_t bits;
     [[maybe_unused]] std::uint64_t seq = 0;  // Record: the lock's commit sequence seen (stm/history.hpp)
     [[maybe_unused]] bool exact = true;
+    [[maybe_unused]] std::uint64_t c = 0;  // Opaque with a clock: the clock after (R)
     if constexpr (Config::opaque) {
+      const bool clocked = table.has_clock();
       for (std::uint32_t polls = 0;; ++polls) {
         w1 = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
         if constexpr (Config::record) seq = this->observe_seq(li);
         bits = load_word(addr, sizeof(T));
-        platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock
-        const std::uint32_t w2 = lw.load(memory_order_relaxed);
-        if (!lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
-            lock_word::version(w1) == lock_word::version(w2))
-          break;
+        platform::fence_acquire();  // (R) pairs with (A): a written-back value implies w2 sees the lock (c the increment)
+        if (clocked) {
+          // The clock's load is the second look (reads_consistent(); the
+          // table's "c == snap"): no w2.
+          c = table.clock_word().load(memory_order_relaxed);  // (1) needs only (R) before it
+          if (!final_locked(w1)) break;
+        } else {
+          const std::uint32_t w2 = lw.load(memory_order_relaxed);
+          if (!final_locked(w1) && !final_locked(w2) && lock_word::version(w1) == lock_word::version(w2)) break;
+        }
         if (!cm.wait_on_locked(polls)) {
           fail(abort_cause::read_locked);
           return T{};
@@ -324,9 +392,9 @@ struct tx_core : tx_recorder<Config> {
         bits = load_word(addr, sizeof(T));
         platform::fence_acquire();
         const std::uint32_t w2 = lw.load(memory_order_relaxed);
-        exact = !lock_word::is_locked(w1) && !lock_word::is_locked(w2) &&
+        exact = !final_locked(w1) && !final_locked(w2) &&
                 lock_word::version(w1) == lock_word::version(w2);  // the opaque read's test
-        if (!lock_word::is_locked(w1) || !cm.wait_on_locked(polls)) break;
+        if (!final_locked(w1) || !cm.wait_on_locked(polls)) break;
         platform::backoff_ns(64);
       }
       read_notes |= (exact ? 0u : lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
@@ -349,14 +417,18 @@ struct tx_core : tx_recorder<Config> {
       } else {
         bits = load_word(addr, sizeof(T));
         w1 = lw.load(memory_order_relaxed);
-        for (std::uint32_t polls = 0; cm.wait_on_locked(polls) && lock_word::is_locked(w1); ++polls) {
+        for (std::uint32_t polls = 0; cm.wait_on_locked(polls) && final_locked(w1); ++polls) {
           platform::backoff_ns(64);
           w1 = lw.load(memory_order_relaxed);
           bits = load_word(addr, sizeof(T));
         }
       }
       // No branch on w1 either: a select, so nothing waits for the loads yet.
-      read_notes |= (w1 & lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
+      // (A descriptor that can escalate notes final locks only: a shared
+      // lock's value does not change while it is held.)
+      std::uint32_t noted = w1;
+      if constexpr (Config::escalates) noted &= ~(w1 << 1);
+      read_notes |= (noted & lock_word::lock_bit) | (dooms_read(cm, w1, tid) ? lock_word::prelock_bit : 0u);
     }
     if (n_reads == Config::max_reads) {
       fail(abort_cause::capacity);
@@ -367,7 +439,7 @@ struct tx_core : tx_recorder<Config> {
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      if (!reads_consistent(cm)) {
+      if (!reads_consistent(cm, c, w1)) {
         fail(abort_cause::validation);
         return T{};
       }
@@ -380,8 +452,9 @@ struct tx_core : tx_recorder<Config> {
   /// moment, and no read's location is claimed by a committer (pre-lock or
   /// final lock). With a commit clock, the earlier reads are checked only when
   /// the clock moved since the last validation (the argument is in the
-  /// synchronization table), the new one always; without one, every read is
-  /// checked again behind the fence (O).
+  /// synchronization table), the new one always (by its w1 while the clock
+  /// stands still); without one, every read is checked again behind the
+  /// fence (O).
   ///
   /// (O), a seq_cst fence, without a clock, once there are two reads: why a
   /// pre-lock counts and why the fence. Take an update U2 that pre-locks x and
@@ -403,13 +476,18 @@ struct tx_core : tx_recorder<Config> {
   /// one location is one snapshot. Read-only commits re-check behind their
   /// own fence (S), validate_read_only().
   template <class CM>
-  STM_HD bool reads_consistent(CM& cm) {
+  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t w1) {
     if (table.has_clock()) {
-      // After (R) of the new read: its data load comes before this load.
-      const std::uint64_t c = table.clock_word().load(memory_order_acquire);
-      if (c == snap) return read_unclaimed(n_reads - 1, cm);
+      // c: loaded after (R) of the new read, so after its data load. c ==
+      // snap: the new read's own first look at its lock word, w1, loaded
+      // after snap was set, shows every counted writer's claim (the table's
+      // (2)); free or shared, nothing more to check; a pre-lock is polled.
+      if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(n_reads - 1, cm);
       // A new snap must hold for every read, a single one included: a writer
-      // counted now may have locked it after its loads.
+      // counted now may have locked it after its loads. The acquire that
+      // c's relaxed load lacked: the re-checks must see every counted
+      // writer's claim (pairs with (K)).
+      platform::fence_acquire();
       snap = c;
     } else if (n_reads < 2) {
       return true;
@@ -429,8 +507,8 @@ struct tx_core : tx_recorder<Config> {
     const auto lw = table.word(r.lock);
     for (std::uint32_t polls = 0;; ++polls) {
       const std::uint32_t w = lw.load(memory_order_relaxed);
-      if (lock_word::is_locked(w) || lock_word::version(w) != r.version()) return false;
-      if (!lock_word::is_prelocked(w)) return true;
+      if (final_locked(w) || lock_word::version(w) != r.version()) return false;
+      if (!prelock_held(w)) return true;
       if (!cm.wait_on_locked(polls)) return false;
       platform::backoff_ns(64);
     }
@@ -448,8 +526,10 @@ struct tx_core : tx_recorder<Config> {
   STM_HD void start_attempt_sync() {
     if constexpr (Config::escalates) {
       if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
-          table.escalation != nullptr)
-        begin_escalation();
+          table.escalation != nullptr) {
+        if (wrote) begin_escalation();
+        else begin_shared_escalation();
+      }
     }
     if constexpr (Config::opaque)
       if (table.has_clock()) snap = table.clock_word().load(memory_order_acquire);
@@ -458,37 +538,109 @@ struct tx_core : tx_recorder<Config> {
   /// After a failed attempt, before the next one: remember whether it was long.
   STM_HD void note_attempt_length() {
     if (n_reads >= Config::escalate_min_reads) long_tx = 1;
+    if (Config::escalates && n_writes != 0) wrote = 1;
   }
 
-  /// Take the escalation token (wait while another transaction holds it: its
-  /// escalated attempt runs to its end without waiting for anyone unboundedly).
+  /// Take the escalation token exclusively: once no other transaction holds
+  /// it, exclusively or shared. While waiting, the token's intent bit keeps
+  /// new shared holders out, so the shared ones drain. (Each holder's attempt
+  /// runs to its end without waiting for anyone unboundedly.)
   STM_HD void begin_escalation() {
+    using T = lock_table_ref;
     const auto token = table.escalation_word();
     for (exp_backoff b(64, 16384);; b.wait()) {
-      std::uint64_t expect = 0;
-      if (token.load(memory_order_relaxed) == 0 &&
-          token.compare_exchange_weak(expect, std::uint64_t(tid) + 1, memory_order_acquire, memory_order_relaxed))
+      std::uint64_t t = token.load(memory_order_relaxed);
+      if ((t & T::gate_holder_mask) == 0 && (t >> T::gate_reader_shift) == 0) {
+        // acquire: pairs with the release by which the last holder (shared or
+        // exclusive) gave it back, after its locks.
+        if (token.compare_exchange_weak(t, (t & ~T::gate_intent) | (std::uint64_t(tid) + 1), memory_order_acquire,
+                                        memory_order_relaxed))
+          break;
+      } else if ((t & T::gate_intent) == 0) {
+        token.fetch_or(T::gate_intent, memory_order_relaxed);
+      }
+    }
+    escalated = escalated_exclusive;
+    ++counters.escalations;
+  }
+
+  /// Take the escalation token shared (a transaction none of whose attempts
+  /// wrote): while no transaction holds it exclusively or waits to.
+  STM_HD void begin_shared_escalation() {
+    using T = lock_table_ref;
+    const auto token = table.escalation_word();
+    for (exp_backoff b(64, 16384);; b.wait()) {
+      std::uint64_t t = token.load(memory_order_relaxed);
+      // acquire: as above (an exclusive holder's final locks are given back).
+      if ((t & (T::gate_holder_mask | T::gate_intent)) == 0 &&
+          token.compare_exchange_weak(t, t + T::gate_reader, memory_order_acquire, memory_order_relaxed))
         break;
     }
-    escalated = 1;
+    escalated = escalated_shared;
     ++counters.escalations;
   }
 
   /// The end of an escalated attempt: give back the locks it only read (at
   /// their version; nothing was written under them), and with published =
-  /// false its write locks too; then the token.
+  /// false its write locks too; then the token (release: after the locks).
   STM_HD void end_escalation(bool published) {
     if (!published) release_unpublished();
+    const bool shared = escalated == escalated_shared;
     each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
       read_entry& r = reads[i];
       if (r.held) {
-        table.word(r.lock).store(lock_word::make_unlocked(r.version()), memory_order_relaxed);
+        if (shared) release_shared(r.lock);
+        else table.word(r.lock).store(lock_word::make_unlocked(r.version()), memory_order_relaxed);
         r.held = 0;
       }
       return true;
     });
     escalated = 0;
-    table.escalation_word().store(0, memory_order_release);
+    table.escalation_word().fetch_sub(shared ? lock_table_ref::gate_reader : std::uint64_t(tid) + 1,
+                                      memory_order_release);
+  }
+
+  /// Give back one hold of shared lock `li`. The last one clears the flags:
+  /// the decrement leaves a shared lock of no holds, which a new holder may
+  /// still take (then the clearing CAS fails, and the lock stays shared).
+  STM_HD void release_shared(std::uint32_t li) {
+    const auto lw = table.word(li);
+    const std::uint32_t old = lw.fetch_sub(lock_word::shared_one, memory_order_relaxed);
+    if (lock_word::holds(old) == 1) {
+      std::uint32_t expect = old - lock_word::shared_one;
+      lw.compare_exchange_strong(expect, lock_word::make_unlocked(lock_word::version(old)), memory_order_relaxed);
+    }
+  }
+
+  /// Shared escalation: add a hold of lock `li` (a free word, or a pre-lock,
+  /// stolen: its owner then fails its final-lock CAS, as under hold()).
+  /// Waits while a committer holds its final lock. Returns its version; took
+  /// = a hold was added (not when the count is full and this attempt holds
+  /// the lock already: a hold per read entry otherwise).
+  STM_HD std::uint32_t hold_shared(std::uint32_t li, bool& took) {
+    namespace lwd = lock_word;
+    const auto lw = table.word(li);
+    std::uint32_t w = lw.load(memory_order_relaxed);
+    for (;;) {
+      if (lwd::is_shared(w) && lwd::holds(w) == lwd::owner_mask >> lwd::owner_shift) {
+        took = false;
+        if (!each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return !(reads[i].held && reads[i].lock == li); }))
+          return lwd::version(w);
+      }
+      if (lwd::is_final(w) || (lwd::is_shared(w) && lwd::holds(w) == lwd::owner_mask >> lwd::owner_shift)) {
+        platform::backoff_ns(64);
+        w = lw.load(memory_order_relaxed);
+        continue;
+      }
+      const std::uint32_t next = lwd::is_shared(w) ? w + lwd::shared_one : lwd::make_shared(lwd::version(w), 1);
+      // acquire: pairs with (B) of the word's last writer (its unlock store,
+      // or an RMW of that store's release sequence: other holds), as hold()'s.
+      if (lw.compare_exchange_weak(w, next, memory_order_acquire, memory_order_relaxed)) {
+        if (lwd::is_prelocked(w) && !lwd::is_shared(w)) ++counters.steals;
+        took = true;
+        return lwd::version(w);
+      }
+    }
   }
 
   /// Escalated: lock `li` as our final lock, or find it ours already (an
@@ -499,8 +651,8 @@ struct tx_core : tx_recorder<Config> {
     const auto lw = table.word(li);
     std::uint32_t w = lw.load(memory_order_relaxed);
     for (;;) {
-      if (lock_word::is_locked(w)) {
-        if (lock_word::owner(w) == tid) {
+      if (lock_word::is_locked(w)) {  // a final lock (a shared one cannot be held beside us: see the token)
+        if (lock_word::is_final(w) && lock_word::owner(w) == tid) {
           took = false;
           return lock_word::version(w);
         }
@@ -518,8 +670,8 @@ struct tx_core : tx_recorder<Config> {
     }
   }
 
-  /// read() of an escalated attempt: under our final lock the value cannot
-  /// change until we release, so it needs no validation.
+  /// read() of an escalated attempt: under our final or shared lock the value
+  /// cannot change until we release, so it needs no validation.
   template <class T, class CM>
   STM_HD T read_escalated(const T* addr, CM& cm) {
     if (n_reads == Config::max_reads) {
@@ -528,8 +680,8 @@ struct tx_core : tx_recorder<Config> {
     }
     const std::uint32_t li = table.index_of(addr);
     bool took = false;
-    const std::uint32_t v = hold(li, took);
-    // Record: under our final lock nobody bumps the lock's sequence, and
+    const std::uint32_t v = escalated == escalated_shared ? hold_shared(li, took) : hold(li, took);
+    // Record: under our final or shared lock nobody bumps the lock's sequence, and
     // hold()'s acquire made the last holder's bump (before its unlock)
     // visible, so the sequence names the write the value came from: exact.
     [[maybe_unused]] std::uint64_t seq = 0;
@@ -549,7 +701,7 @@ struct tx_core : tx_recorder<Config> {
   /// Commit of an escalated attempt: it holds every lock it needs, so it
   /// cannot fail. Writes are published as any update's (clock, (A), (B)).
   STM_HD void commit_escalated() {
-    if (n_writes != 0) publish<false>();
+    if (n_writes != 0) publish<false>();  // exclusive only: a shared attempt never writes
     end_escalation(true);
   }
 
@@ -557,6 +709,14 @@ struct tx_core : tx_recorder<Config> {
   STM_HD void write(T* addr, const T& value, CM& cm) {
     static_assert(is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status != tx_status::active) return;
+    if (Config::escalates && escalated == escalated_shared) {
+      // Escalated shared on the guess that it reads only: wrong. The next
+      // attempt escalates exclusively (one attempt more than the bound of a
+      // read-only transaction; see "Escalation").
+      wrote = 1;
+      fail(abort_cause::validation);
+      return;
+    }
     const std::uint64_t bits = to_bits(value);
     bool rewritten = false;
     each<Config::max_writes>(n_writes, [&](std::uint32_t i) {
@@ -592,7 +752,7 @@ struct tx_core : tx_recorder<Config> {
       li = table.index_of(addr);
       for (std::uint32_t polls = 0;; ++polls) {
         const std::uint32_t w = table.word(li).load(memory_order_relaxed);
-        if (!lock_word::is_locked(w)) {
+        if (!final_locked(w)) {
           version = lock_word::version(w);
           break;
         }
@@ -648,7 +808,7 @@ struct tx_core : tx_recorder<Config> {
     platform::fence_seq_cst();
     if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
           return read_still_valid(i, true) &&
-                 !lock_word::is_prelocked(table.word(reads[i].lock).load(memory_order_relaxed));
+                 !prelock_held(table.word(reads[i].lock).load(memory_order_relaxed));
         }))
       return true;
     fail(abort_cause::validation);

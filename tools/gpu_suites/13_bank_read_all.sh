@@ -5,9 +5,10 @@
 # 6,720 threads, over 4,096 and 2,621,440 accounts, prstm and backoff (gpustm's
 # lock log holds 128 locks: it cannot run 1,024-read audits). The JSON lines
 # carry audits, attempts_per_audit, escalations and wrong_totals (must be 0:
-# the run fails otherwise). Audits run escalated one at a time once they abort
-# 8 times, so a table with many audits that keep aborting is drained slowly:
-# few transactions per thread (--tpt), and a time limit per command.
+# the run fails otherwise). Audits that abort 8 times run escalated, side by
+# side under shared locks (transfers wait for them), so a table with many
+# audits is drained slowly: few transactions per thread (--tpt), and a time
+# limit per command.
 # Alone: one thread running audits only (microseconds per audit = 1e6 /
 # throughput), opaque against non-opaque.
 rep=3; secs=0.5; limit=150
