@@ -439,7 +439,7 @@ struct tx_core : tx_recorder<Config> {
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      if (!reads_consistent(cm, c, w1)) {
+      if (!reads_consistent(cm, c, li, w1)) {
         fail(abort_cause::validation);
         return T{};
       }
@@ -476,13 +476,13 @@ struct tx_core : tx_recorder<Config> {
   /// one location is one snapshot. Read-only commits re-check behind their
   /// own fence (S), validate_read_only().
   template <class CM>
-  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t w1) {
+  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t li, std::uint32_t w1) {
     if (table.has_clock()) {
       // c: loaded after (R) of the new read, so after its data load. c ==
       // snap: the new read's own first look at its lock word, w1, loaded
       // after snap was set, shows every counted writer's claim (the table's
       // (2)); free or shared, nothing more to check; a pre-lock is polled.
-      if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(n_reads - 1, cm);
+      if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(li, lock_word::version(w1), cm);
       // A new snap must hold for every read, a single one included: a writer
       // counted now may have locked it after its loads. The acquire that
       // c's relaxed load lacked: the re-checks must see every counted
@@ -494,20 +494,22 @@ struct tx_core : tx_recorder<Config> {
     } else {
       platform::fence_seq_cst();  // (O)
     }
-    return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_unclaimed(i, cm); });
+    return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_unclaimed(reads[i].lock, reads[i].version(), cm); });
   }
 
-  /// Opaque re-check of read i (behind (O) or the clock's load): its lock word at the version read,
+  /// Opaque re-check of a read (behind (O) or the clock's load): lock `lock` at the version read,
   /// with no final lock and no pre-lock. A pre-lock at that version is polled
   /// while the manager waits on locks (its holder only validates, then takes
   /// its final locks or gives it back); a new version or a final lock fails.
+  /// It takes the entry's fields, not its index: an index that is not a
+  /// compile-time constant (the newest read's, n_reads - 1) would move the
+  /// whole read set from registers to local memory.
   template <class CM>
-  STM_HD bool read_unclaimed(std::uint32_t i, CM& cm) const {
-    const read_entry& r = reads[i];
-    const auto lw = table.word(r.lock);
+  STM_HD bool read_unclaimed(std::uint32_t lock, std::uint32_t version, CM& cm) const {
+    const auto lw = table.word(lock);
     for (std::uint32_t polls = 0;; ++polls) {
       const std::uint32_t w = lw.load(memory_order_relaxed);
-      if (final_locked(w) || lock_word::version(w) != r.version()) return false;
+      if (final_locked(w) || lock_word::version(w) != version) return false;
       if (!prelock_held(w)) return true;
       if (!cm.wait_on_locked(polls)) return false;
       platform::backoff_ns(64);
