@@ -43,8 +43,12 @@
 
 namespace stm::workloads::skiplist {
 
-enum class impl { tx, native };
-inline const char* impl_name(impl i) { return i == impl::tx ? "tx" : "native"; }
+/// tx: the transactional skiplist (window search, the default); tx_full: the
+/// same with every word a search passes read through the transaction
+/// (tx_search::full_path, for comparison); native: the lock-free one.
+enum class impl { tx, tx_full, native };
+inline const char* impl_name(impl i) { return i == impl::tx ? "tx" : i == impl::tx_full ? "tx-full" : "native"; }
+inline bool transactional(impl i) { return i != impl::native; }
 
 struct config {
   std::uint32_t keys = 5000;      // initial entries (the paper's 5,000)
@@ -175,9 +179,10 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   out.pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
   std::unique_ptr<stm::skiplist::tx_skiplist> txs;
   std::unique_ptr<stm::skiplist::lockfree_skiplist> nat;
-  if (which == impl::tx) txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
+  if (transactional(which)) txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
   else nat = std::make_unique<stm::skiplist::lockfree_skiplist>(where, out.pool, c.levels);
-  const any_skiplist<CM> s{which == impl::tx, txs ? txs->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
+  const auto search = which == impl::tx_full ? stm::skiplist::tx_search::full_path : stm::skiplist::tx_search::window;
+  const any_skiplist<CM> s{transactional(which), txs ? txs->ref(cm, search) : stm::skiplist::tx_skiplist_ref<CM>{},
                            nat ? nat->ref() : stm::skiplist::lockfree_skiplist_ref{}};
   auto structure = [&](std::vector<std::uint32_t>* keys) { return txs ? txs->check(keys) : nat->check(keys); };
   auto reclaim = [&] { return txs ? txs->reclaim() : nat->reclaim(); };

@@ -17,16 +17,25 @@ using stm::op_status;
 template <class CM>
 using any_skiplist = stm::workloads::skiplist::any_skiplist<CM>;  // apply(tid, kind 0/1/2, key, counters)
 
+/// Which skiplist a test runs: the native one, or the transactional one with
+/// the given search; converts to "is it the transactional one".
+struct variant {
+  bool tx = false;
+  stm::skiplist::tx_search search = stm::skiplist::tx_search::window;
+  operator bool() const { return tx; }
+};
+
 struct owned_skiplist {
   std::unique_ptr<stm::skiplist::tx_skiplist> t;
   std::unique_ptr<stm::skiplist::lockfree_skiplist> n;
-  owned_skiplist(stm::backend where, bool tx, std::uint64_t capacity, std::uint32_t levels = 5) {
-    if (tx) t = std::make_unique<stm::skiplist::tx_skiplist>(where, capacity, levels);
+  stm::skiplist::tx_search search;
+  owned_skiplist(stm::backend where, variant v, std::uint64_t capacity, std::uint32_t levels = 5) : search(v.search) {
+    if (v.tx) t = std::make_unique<stm::skiplist::tx_skiplist>(where, capacity, levels);
     else n = std::make_unique<stm::skiplist::lockfree_skiplist>(where, capacity, levels);
   }
   template <class CM>
   any_skiplist<CM> ref(CM cm = CM{}) const {
-    return {t != nullptr, t ? t->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
+    return {t != nullptr, t ? t->ref(cm, search) : stm::skiplist::tx_skiplist_ref<CM>{},
             n ? n->ref() : stm::skiplist::lockfree_skiplist_ref{}};
   }
   std::string check(std::vector<std::uint32_t>* k = nullptr) const { return t ? t->check(k) : n->check(k); }
@@ -35,15 +44,17 @@ struct owned_skiplist {
   std::vector<std::uint32_t> free_nodes() const { return n ? n->free_nodes() : std::vector<std::uint32_t>{}; }
 };
 
-/// f(cm, tx, name) for the native variant and the tx variant under every
-/// built-in manager.
+/// f(cm, variant, name) for the native variant, the tx variant under every
+/// built-in manager, and the tx variant's full-path search under prstm.
 template <class F>
 void each_variant(F&& f) {
-  f(stm::cm::prstm{}, false, "native");
-  f(stm::cm::prstm{}, true, "tx/prstm");
-  f(stm::cm::gpustm{}, true, "tx/gpustm");
-  f(stm::cm::backoff{}, true, "tx/backoff");
-  f(stm::cm::delay{}, true, "tx/delay");
+  constexpr variant tx{true, stm::skiplist::tx_search::window};
+  f(stm::cm::prstm{}, variant{}, "native");
+  f(stm::cm::prstm{}, tx, "tx/prstm");
+  f(stm::cm::gpustm{}, tx, "tx/gpustm");
+  f(stm::cm::backoff{}, tx, "tx/backoff");
+  f(stm::cm::delay{}, tx, "tx/delay");
+  f(stm::cm::prstm{}, variant{true, stm::skiplist::tx_search::full_path}, "tx-full/prstm");
 }
 
 }  // namespace skiplist_test

@@ -1,7 +1,8 @@
 // stm_bench --workload skiplist: the PR-STM paper's skiplist (sections
 // 4.4-4.5) on the transactional skiplist (--impl tx, any --cm) and the native
 // lock-free one (--impl native), side by side with --impl all
-// (workloads/skiplist/skiplist.hpp).
+// (workloads/skiplist/skiplist.hpp); --impl tx-full runs the transactional
+// one with its full-path search, for comparison with the window search.
 #include "workloads/skiplist/skiplist.hpp"
 
 #include <algorithm>
@@ -24,8 +25,9 @@ std::vector<wl::impl> impls(const bench::options& o) {
   const std::string i = o.impl.empty() ? "all" : o.impl;
   if (i == "all") return {wl::impl::tx, wl::impl::native};
   if (i == "tx") return {wl::impl::tx};
+  if (i == "tx-full") return {wl::impl::tx_full};
   if (i == "native") return {wl::impl::native};
-  throw stm::usage_error("unknown --impl '" + i + "' for workload skiplist (known: tx, native, all)");
+  throw stm::usage_error("unknown --impl '" + i + "' for workload skiplist (known: tx, tx-full, native, all)");
 }
 
 /// Every option of the workload, mapped to its configuration in one place
@@ -57,9 +59,9 @@ wl::config make_config(const bench::options& o) {
   c.seed = o.seed;
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
   const auto im = impls(o);
-  if (std::find(im.begin(), im.end(), wl::impl::tx) == im.end())
+  if (std::none_of(im.begin(), im.end(), wl::transactional))
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
-      o.refuse(name, "applies to the transactional skiplist only (--impl tx or all)");
+      o.refuse(name, "applies to the transactional skiplist only (--impl tx, tx-full or all)");
   wl::check(c);
   return c;
 }
@@ -81,7 +83,7 @@ bench::resources estimate(const bench::options& o) {
   const std::uint64_t pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
   const std::uint64_t nodes = pool + 2;  // with head and tail
   const auto im = impls(o);
-  const bool tx = std::find(im.begin(), im.end(), wl::impl::tx) != im.end();
+  const bool tx = std::any_of(im.begin(), im.end(), wl::transactional);
   const std::uint64_t locks = tx ? (nodes * c.levels + c.hash - 1) / c.hash : 0;
   const std::uint64_t lock_words = locks * stm::lock_table::auto_spread(locks);
   bench::resources r;
@@ -106,7 +108,7 @@ std::vector<bench::result> run(const bench::options& o) {
       out = stm::cm::dispatch(o.cm, o.tune, [&](auto m) {
         return wl::run<stm::cpu_exec>(c, which, m, [](double f) { bench::progress("skiplist", f); });
       });
-    const bool tx = which == wl::impl::tx;
+    const bool tx = wl::transactional(which);
     // "cm" names the manager of a tx row and is "native" on a native row
     // (base_result keys this workload by cm); "impl" names the variant.
     bench::result r = bench::base_result(o, tx ? o.cm : "native", c.threads);
@@ -125,6 +127,7 @@ std::vector<bench::result> run(const bench::options& o) {
       r.aborts(out.stats.aborts);
       r.num("abort_rate", out.stats.abort_rate());
       r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
+      r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
       r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
     }
     r.measured(double(out.ops), out.seconds, out.verified, std::string(wl::impl_name(which)) + ": " + out.message);
@@ -148,8 +151,9 @@ bench::registrar reg({"skiplist",
                                       {"auto"}),
                        bench::common_threads(stm::lock_word::max_threads),
                        bench::common_ops(1ull << 31, "operations per launch (auto pool: range + ops at most 2^30-3)"),
-                       bench::choice("impl", "all", {"tx", "native", "all"},
-                                     "tx (the transactional skiplist), native (lock-free) or all"),
+                       bench::choice("impl", "all", {"tx", "tx-full", "native", "all"},
+                                     "tx (the transactional skiplist), native (lock-free) or all (both); tx-full: "
+                                     "tx with every word a search passes read through the transaction"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
                        bench::common("hash"), bench::common("seconds"), bench::common("seed")},
                       validate,
