@@ -88,7 +88,8 @@ class tx_loop {
         constexpr std::uint32_t most = (1u << 27) - 1u;
         const std::uint32_t a = tx_.attempts() < most ? tx_.attempts() : most;
         const std::uint32_t key = escalated ? ((most - a) << 5) | platform::lane_id() : ~0u;
-        go = escalated && platform::reduce_min(live_, key) == key;
+        const std::uint32_t first = platform::reduce_min(live_, key);  // every lane of live_, not only holders
+        go = escalated && first == key;
       }
 #endif
       if (go) {
