@@ -109,7 +109,7 @@ PIVOTS = {
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
     "skiplist": (("cm",), ("mix", "read_only", "threads", "hash")),
     "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
-    "kmeans": (("impl", "cm"), ("points", "threads", "hash")),
+    "kmeans": (("impl", "cm", "block"), ("points", "threads", "hash")),
     "graph": (("impl", "cm"), ("graph", "edges", "threads", "hash")),
 }
 # Every other bank A/B file (bank_*_ab.jsonl): builds or run-time variants side by side.
@@ -144,6 +144,8 @@ def contender(r, fields):
             parts.append(f"(wait {v} polls)" if v else "")
         elif f == "cm_backoff":
             parts.append(f"(back-off cap {v / 1e6:g} ms)" if v else "(default)")
+        elif f == "block":
+            parts.append(f"(block {v})")
         elif f == "offer_ns":
             if r.get("elim_slots"):
                 parts.append(f"{v} ns)")
@@ -185,7 +187,7 @@ HEADLINES = [
     ("bank", "bank", lambda r: True, ("cm",), ("accounts", "threads")),
     ("vacation", "vacation", lambda r: r.get("hash") == 1 and not r.get("presort") and not r.get("read_only")
      and (r.get("preset") == "high" or r.get("semantic") == 100), ("impl", "cm"), ("preset", "threads")),
-    ("kmeans", "kmeans", lambda r: True, ("impl", "cm"), ("points", "threads")),
+    ("kmeans", "kmeans", lambda r: True, ("impl", "cm", "block"), ("points", "threads")),
     ("graph", "graph", lambda r: r.get("hash", 1) == 1, ("impl", "cm"), ("graph", "edges", "threads")),
     ("skiplist", "skiplist", lambda r: r.get("hash", 1) == 1, ("impl", "cm"), ("mix", "read_only", "threads")),
     ("stack", "stack", lambda r: True, ("impl", "cm"), ("threads", "ops")),
