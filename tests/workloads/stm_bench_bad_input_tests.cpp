@@ -262,7 +262,7 @@ const std::vector<args_t>& table() {
        "semantic=1,2,3,4,5,6,7,8,9,10", "--sweep", "read-only=1,2,3,4,5,6,7,8,9,10,11"},
       {"--sweep", "nosuch=1,2"},
       {"--sweep"},
-      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread, --driver, --opaque,
+      // bank: --accounts, --tpt, --semantic, --read-only, --presort, --max-postpones, --lock-spread, --driver, --opaque, --clock,
       // --read-all, --audit-size
       {"--accounts", "0"},
       {"--accounts", "1"},
@@ -286,6 +286,7 @@ const std::vector<args_t>& table() {
       {"--driver", "nope"},
       {"--driver", ""},
       {"--opaque=maybe"},
+      {"--clock=maybe"},
       {"--read-all", "120"},
       {"--read-all", "-1"},
       {"--read-all", ""},
@@ -365,7 +366,10 @@ const std::vector<args_t>& table() {
       {"--workload", "vacation", "--relations", "16777216", "--customers", "16777216", "--spacing", "4096"},  // 824 GB
       {"--workload", "vacation", "--relations", "4194304", "--spacing", "256"},  // above 2^31 words of tables
       {"--workload", "vacation", "--tpt", "1", "--semantic", "50"},            // a pair needs two update entries
-      // kmeans: --points, --clusters, --iterations
+      // kmeans: --points, --clusters, --iterations, --block
+      {"--workload", "kmeans", "--impl", "tx-block", "--block", "100"},  // not a multiple of 32
+      {"--workload", "kmeans", "--impl", "tx-block", "--block", "0"},
+      {"--workload", "kmeans", "--impl", "native", "--block", "1024"},  // only tx-block aggregates by blocks
       {"--workload", "kmeans", "--points", "0"},
       {"--workload", "kmeans", "--points", "4294967296"},
       {"--workload", "kmeans", "--points", "10", "--clusters", "11"},  // the first K points are the centres
