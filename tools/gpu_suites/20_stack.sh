@@ -20,7 +20,7 @@ done
 for ops in 10000 50000; do
   for cm in prstm backoff; do stack_run "tx/$cm ops=$ops" --impl tx --cm $cm --ops $ops --repeat 3; done
 done
-# Does warp batching pay? The treiber stack without it (seed 000 + back-off).
+# Does warp batching pay? The treiber stack without it (the published CAS stack + back-off).
 for ops in 10000 100000; do
   stack_run "treiber-single ops=$ops" --impl treiber-single --ops $ops --repeat $rep
 done

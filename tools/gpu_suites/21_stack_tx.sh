@@ -1,4 +1,4 @@
-# The STM-backed stack (containers/stack/tx.hpp) in seed 000's table above the
+# The STM-backed stack (containers/stack/tx.hpp) in the published GPU CAS stack benchmark's table, above the
 # stack suite's 50k operations, one operation per thread, beside treiber and
 # sharded measured in the same run. Every tx operation is a transaction on the
 # single top word, so they serialize (15-70 k ops/s at 50k threads): its own

@@ -1,6 +1,6 @@
-# Sorted lists (list issue): seed 004's two experiments replayed from its file
+# Sorted lists (list issue): the published GPU Harris list library's (Liu and Pak) two experiments replayed from its file
 # format (10,000 nodes + 100,000 operations; 40,000 nodes + 10,000 operations,
-# 32x1024 threads as the seed) on harris_seq and indexed_seq side by side
+# 32x1024 threads as that library) on harris_seq and indexed_seq side by side
 # (--impl all; target: <= 1 ms for the 100k-op file), and the 1M-operation 20/20/60 mix over 10,000
 # keys for harris, bucketed and tx, with a thread sweep. Every run is verified.
 rep=5
