@@ -110,6 +110,9 @@ struct config {
                                      // audits the lock table then keeps its commit clock
   bool clock = false;                // the lock table keeps its commit clock (lock_table's default, so
                                      // the configuration of a user's table); else only with audits
+
+  /// Whether the run's lock table keeps the commit clock: asked for, or opaque audits.
+  bool table_clock() const { return clock || (read_all > 0 && opaque); }
 };
 
 struct outcome {
@@ -613,7 +616,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const std::uint64_t num_locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   out.lock_spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(num_locks);
   stm::lock_table locks(where, num_locks, balance.data(), sizeof(int) * std::uint64_t(c.hash), out.lock_spread,
-                        /*clock=*/c.clock || (c.read_all > 0 && c.opaque), /*escalation=*/c.read_all > 0);
+                        /*clock=*/c.table_clock(), /*escalation=*/c.read_all > 0);
   stm::buffer<unsigned long long> audit_out(where, 3);
   const std::uint32_t groups = c.read_all > 0 ? c.accounts / c.audit_size : 0;
   stm::stats_block stats(where);

@@ -224,6 +224,21 @@ STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
 #endif
 }
 
+/// Each cluster's sums of `s`, summed over the lanes of `mask` (which must all
+/// call it), added to to[0..k) by the warp's leader with relaxed atomic adds
+/// (clusters no lane touched are skipped).
+STM_HD inline void add_warp_sums(const local_sums& s, std::uint32_t mask, bool leader, accumulator* to,
+                                 std::uint32_t k) {
+  for (std::uint32_t j = 0; j < k; ++j) {
+    const long long count = warp_sum(mask, s.a[j].count);
+    const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
+    if (!leader || count == 0) continue;
+    stm::atomic_ref<long long>(to[j].count).fetch_add(count, stm::memory_order_relaxed);
+    stm::atomic_ref<long long>(to[j].sx).fetch_add(sx, stm::memory_order_relaxed);
+    stm::atomic_ref<long long>(to[j].sy).fetch_add(sy, stm::memory_order_relaxed);
+  }
+}
+
 /// One transaction per cluster j with d[j].count != 0, adding d[j] to acc[j],
 /// in the order first, first + 1, ..., k - 1, 0, ..., first - 1: were every
 /// committer to start at cluster 0, then 1, ..., all would queue on one
@@ -349,14 +364,7 @@ struct update_tx_block_kernel {
     s.gather(points, membership, n, w, workers, k);
     const std::uint32_t b = w / block;
     accumulator* mine = block_acc + std::uint64_t(b) * k;
-    for (std::uint32_t j = 0; j < k; ++j) {
-      const long long count = warp_sum(mask, s.a[j].count);
-      const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
-      if (!leader || count == 0) continue;
-      stm::atomic_ref<long long>(mine[j].count).fetch_add(count, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(mine[j].sx).fetch_add(sx, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(mine[j].sy).fetch_add(sy, stm::memory_order_relaxed);
-    }
+    add_warp_sums(s, mask, leader, mine, k);
     if (!leader) return;
     const std::uint64_t start = std::uint64_t(b) * block;
     const std::uint32_t members = workers - start < block ? static_cast<std::uint32_t>(workers - start) : block;
@@ -388,14 +396,7 @@ struct update_native_kernel {
     const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
-    for (std::uint32_t j = 0; j < k; ++j) {
-      const long long count = warp_sum(mask, s.a[j].count);
-      const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
-      if (!leader || count == 0) continue;
-      stm::atomic_ref<long long>(acc[j].count).fetch_add(count, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(acc[j].sx).fetch_add(sx, stm::memory_order_relaxed);
-      stm::atomic_ref<long long>(acc[j].sy).fetch_add(sy, stm::memory_order_relaxed);
-    }
+    add_warp_sums(s, mask, leader, acc, k);
   }
 };
 

@@ -94,7 +94,7 @@ std::vector<bench::result> run(const bench::options& o) {
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
   r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque)
-      .boolean("clock", c.clock || (c.read_all > 0 && c.opaque));
+      .boolean("clock", c.table_clock());
   r.integer("audits", static_cast<std::int64_t>(out.audits));
   r.num("attempts_per_audit", out.audits ? double(out.audit_attempts) / double(out.audits) : 0.0);
   r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
