@@ -48,6 +48,7 @@
 #include "stm/lock_table.hpp"
 #include "stm/stats.hpp"
 #include "stm/tx_macros.hpp"
+#include "workloads/detail/warp.hpp"
 #include "workloads/graph/detail/csr.hpp"
 
 namespace stm::workloads::graph {
@@ -136,8 +137,8 @@ struct round_tx_kernel {
               .store(1, stm::memory_order_relaxed);
       }
     }
-    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
-    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
+    detail::add_warp_total(&sent[0], n_sent, w, workers);
+    detail::add_warp_total(&sent[2], n_lowered, w, workers);
     stats.add(tx.counters());
   }
 };
@@ -238,8 +239,8 @@ struct round_tx_lower_kernel {
       }
     }
     if (v < vertices) seek(v + workers);  // clears the flags of vertices without out-edges behind the last chunk
-    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
-    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
+    detail::add_warp_total(&sent[0], n_sent, w, workers);
+    detail::add_warp_total(&sent[2], n_lowered, w, workers);
     stm::tx_counters k = tx.counters();
     k.commits -= n_empty;
     stats.add(k);
@@ -271,8 +272,8 @@ struct round_native_kernel {
         }
       }
     }
-    stm::atomic_ref<unsigned long long>(sent[0]).fetch_add(n_sent, stm::memory_order_relaxed);
-    stm::atomic_ref<unsigned long long>(sent[2]).fetch_add(n_lowered, stm::memory_order_relaxed);
+    detail::add_warp_total(&sent[0], n_sent, w, workers);
+    detail::add_warp_total(&sent[2], n_lowered, w, workers);
   }
 };
 
@@ -281,10 +282,11 @@ struct count_flags_kernel {
   const std::uint32_t* flags;
   std::uint32_t vertices;
   unsigned long long* count;
+  std::uint32_t slices;  // (vertices + 31) / 32, the launch's logical threads
   STM_HD void operator()(std::uint32_t s) const {
     unsigned long long n = 0;
     for (std::uint64_t v = std::uint64_t(s) * 32; v < vertices && v < std::uint64_t(s) * 32 + 32; ++v) n += flags[v] != 0;
-    if (n) stm::atomic_ref<unsigned long long>(*count).fetch_add(n, stm::memory_order_relaxed);
+    detail::add_warp_total(count, n, s, slices);
   }
 };
 
@@ -337,7 +339,7 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
     out.round_seconds.push_back(s);
     ++out.rounds;
     // Not timed: how many vertices send next (the host decides whether to go on).
-    Exec::run((V + 31) / 32, count_flags_kernel{nxt, V, counters.data() + 1});
+    Exec::run((V + 31) / 32, count_flags_kernel{nxt, V, counters.data() + 1, (V + 31) / 32});
     std::vector<unsigned long long> cnt = counters.to_vector();
     flagged = cnt[1];
     out.sent = cnt[0];

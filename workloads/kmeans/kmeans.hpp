@@ -45,6 +45,7 @@
 #include "stm/stats.hpp"
 #include "stm/tx_macros.hpp"
 #include "workloads/detail/random.hpp"
+#include "workloads/detail/warp.hpp"
 
 namespace stm::workloads::kmeans {
 
@@ -190,48 +191,14 @@ struct local_sums {
   }
 };
 
-/// The lanes of w's warp that run this launch: logical threads are numbered
-/// lane by lane and blocks hold whole warps (stm::launch_gpu), so the warp of w
-/// holds ids w - lane .. w - lane + 31, those below `workers` live. One thread
-/// on the CPU.
-STM_HD inline std::uint32_t launch_warp_mask(std::uint32_t w, std::uint32_t workers) {
-#if STM_ON_DEVICE
-  const std::uint32_t live = workers - (w - stm::platform::lane_id());
-  return live >= 32 ? 0xFFFFFFFFu : (1u << live) - 1;
-#else
-  (void)w;
-  (void)workers;
-  return 1u;
-#endif
-}
-
-/// Sum of v over the lanes of `mask`, which must all call it (v itself on the
-/// CPU, where a warp is one thread): a butterfly for a whole warp, else every
-/// lane reads every other's value.
-STM_HD inline long long warp_sum(std::uint32_t mask, long long v) {
-#if STM_ON_DEVICE
-  if (mask == 0xFFFFFFFFu) {
-    const std::uint32_t lane = stm::platform::lane_id();
-    for (std::uint32_t d = 16; d > 0; d >>= 1) v += stm::platform::shfl(mask, v, lane ^ d);
-    return v;
-  }
-  long long s = 0;
-  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) s += stm::platform::shfl(mask, v, stm::platform::lowest_bit(rest));
-  return s;
-#else
-  (void)mask;
-  return v;
-#endif
-}
-
 /// Each cluster's sums of `s`, summed over the lanes of `mask` (which must all
 /// call it), added to to[0..k) by the warp's leader with relaxed atomic adds
 /// (clusters no lane touched are skipped).
 STM_HD inline void add_warp_sums(const local_sums& s, std::uint32_t mask, bool leader, accumulator* to,
                                  std::uint32_t k) {
   for (std::uint32_t j = 0; j < k; ++j) {
-    const long long count = warp_sum(mask, s.a[j].count);
-    const long long sx = warp_sum(mask, s.a[j].sx), sy = warp_sum(mask, s.a[j].sy);
+    const long long count = detail::warp_sum(mask, s.a[j].count);
+    const long long sx = detail::warp_sum(mask, s.a[j].sx), sy = detail::warp_sum(mask, s.a[j].sy);
     if (!leader || count == 0) continue;
     stm::atomic_ref<long long>(to[j].count).fetch_add(count, stm::memory_order_relaxed);
     stm::atomic_ref<long long>(to[j].sx).fetch_add(sx, stm::memory_order_relaxed);
@@ -307,14 +274,14 @@ struct update_tx_aggregated_kernel {
   accumulator* acc;
   std::uint32_t n, k, workers;
   STM_HD void operator()(std::uint32_t w) const {
-    const std::uint32_t mask = launch_warp_mask(w, workers);
+    const std::uint32_t mask = detail::launch_warp_mask(w, workers);
     const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
     for (std::uint32_t j = 0; j < k; ++j) {
-      s.a[j].count = warp_sum(mask, s.a[j].count);
-      s.a[j].sx = warp_sum(mask, s.a[j].sx);
-      s.a[j].sy = warp_sum(mask, s.a[j].sy);
+      s.a[j].count = detail::warp_sum(mask, s.a[j].count);
+      s.a[j].sx = detail::warp_sum(mask, s.a[j].sx);
+      s.a[j].sy = detail::warp_sum(mask, s.a[j].sy);
     }
     if (!leader) return;
     stm::transaction<CM, stm::tx_config<3, 3, false>> tx(locks, w, cm);
@@ -358,7 +325,7 @@ struct update_tx_block_kernel {
   std::uint32_t* arrived;  // ceil(workers / block)
   std::uint32_t n, k, workers, block;
   STM_HD void operator()(std::uint32_t w) const {
-    const std::uint32_t mask = launch_warp_mask(w, workers);
+    const std::uint32_t mask = detail::launch_warp_mask(w, workers);
     const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
@@ -392,7 +359,7 @@ struct update_native_kernel {
   STM_HD void operator()(std::uint32_t w) const {
     // Every lane of the mask calls warp_sum for every cluster; the _sync
     // shuffles wait for each other after the divergent gather.
-    const std::uint32_t mask = launch_warp_mask(w, workers);
+    const std::uint32_t mask = detail::launch_warp_mask(w, workers);
     const bool leader = stm::platform::lane_id() == stm::platform::lowest_bit(mask);
     local_sums s;
     s.gather(points, membership, n, w, workers, k);
