@@ -38,6 +38,14 @@
 //    version bumped; read-only locks with the version unchanged (GPU-STM as
 //    the PR-STM paper describes it bumps versions on reads too; that only
 //    causes needless version-moved checks in others).
+//  - A retry pauses a randomized time that doubles from 32 ns per consecutive
+//    abort, capped at 1 ms (default_backoff_ns), as under prstm. Ordered lock
+//    acquisition rules out mutual aborts among committers, but not a reader
+//    whose value check keeps failing because others commit between its reads
+//    and its locks: with immediate retries the lanes of a warp (and, at full
+//    occupancy over a few locations, whole warps) run their attempts in
+//    lockstep, and the same lanes lose every time. The random pause breaks the
+//    lockstep; the description of GPU-STM we follow says nothing of a pause.
 //  - Waiting is bounded (commit_wait_polls, then abort with cause `lock`), so
 //    a holder that is slow to run (an oversubscribed CPU) delays, never hangs,
 //    the waiters. A thread never waits on a lock it holds (each lock is taken
@@ -89,8 +97,11 @@ struct basic_gpustm : manager_base {
   std::uint32_t log_lock[LogCapacity] = {};
   std::uint8_t log_write[LogCapacity] = {};
 
+  /// Cap of the retry pause when the tuning sets none (--cm-backoff 0): the
+  /// same randomized back-off as prstm's (stm/prstm.hpp says why 1 ms).
+  static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
-    return tune.backoff_span_ns(tid, attempt);
+    return tune.backoff_span_ns(tid, attempt, default_backoff_ns);
   }
   STM_HD void on_start() { n_log = 0; }
 
