@@ -1,2 +1,0 @@
-// GPU instances of the composition tests.
-#include "compose_tests.inc"
