@@ -331,6 +331,12 @@ struct has_refute<M, std::void_t<decltype(std::declval<const M&>().refute(std::d
     : std::true_type {};
 
 template <class M, class = void>
+struct has_order : std::false_type {};
+template <class M>
+struct has_order<M, std::void_t<decltype(std::declval<const M&>().order(std::declval<const std::vector<op>&>()))>>
+    : std::true_type {};
+
+template <class M, class = void>
 struct has_apply : std::false_type {};
 template <class M>
 struct has_apply<M, std::void_t<decltype(std::declval<M&>().apply(std::declval<const op&>()))>>
@@ -426,7 +432,14 @@ std::string describe_op(const Model& m, const std::vector<op>& h, std::size_t i)
 ///    reordered to take o now (read-only ops; a pop that found its value on
 ///    top). The other candidates at that point are then skipped;
 ///  - `std::string refute(const std::vector<op>&) const`: a quick, sound
-///    check run before the search; a non-empty reason means not linearizable.
+///    check run before the search; a non-empty reason means not linearizable;
+///  - `std::vector<std::pair<std::uint32_t, std::uint32_t>> order(const
+///    std::vector<op>&) const`, given the history: pairs (a, b)
+///    of op indices such that a precedes b in every linearization that the
+///    model accepts, beyond real time (e.g. for a stack, an empty pop that must
+///    come before a push whose value stays until after the pop returned). The
+///    search then never tries b before a: a wrong order dies at once instead
+///    of when a response much later rules it out.
 ///
 /// max_states bounds the number of apply() calls. Reaching it returns
 /// linearizable = false with an explanation starting "search limit reached"
@@ -539,6 +552,18 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
     for (std::uint32_t r = 0; r < n; ++r) rank[by[r]] = r;
   }
 
+  // Extra precedences from the model: an op is a candidate only once all of
+  // its `before` ops are linearized (blocked[i] counts those still pending).
+  std::vector<std::vector<std::uint32_t>> after_of(n);
+  std::vector<std::uint32_t> blocked(n, 0);
+  if constexpr (detail::has_order<Model>::value) {
+    for (const auto& ab : initial.order(history))
+      if (ab.first < n && ab.second < n && ab.first != ab.second) {
+        after_of[ab.first].push_back(ab.second);
+        ++blocked[ab.second];
+      }
+  }
+
   const std::size_t words = (n + 63) / 64;
   std::vector<std::uint64_t> bits(words, 0);
   std::vector<std::uint64_t> zobrist(n);  // incremental hash of the bitset
@@ -570,7 +595,8 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
 
   auto open_level = [&] {
     const std::size_t b = pool.size();
-    for (std::uint32_t e = next[head]; e != nil && (e & 1) == 0; e = next[e]) pool.push_back(e);
+    for (std::uint32_t e = next[head]; e != nil && (e & 1) == 0; e = next[e])
+      if (blocked[e / 2] == 0) pool.push_back(e);
     std::sort(pool.begin() + static_cast<std::ptrdiff_t>(b), pool.end(),
               [&](std::uint32_t a, std::uint32_t c) { return rank[a / 2] < rank[c / 2]; });
     levels.push_back(level{b, b, pool.size()});
@@ -640,6 +666,7 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
       frame& f = frames.back();
       state = std::move(f.before);
       flip(f.call / 2);
+      for (std::uint32_t b : after_of[f.call / 2]) ++blocked[b];
       unlift(f.call);
       frames.pop_back();
       continue;
@@ -668,6 +695,7 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
     }
     frames.push_back(frame{e, std::move(state)});
     state = std::move(after);
+    for (std::uint32_t b : after_of[i]) --blocked[b];
     lift(e);
     open_level();
   }
@@ -784,6 +812,90 @@ std::string refute_flow(const std::vector<op>& h, std::uint32_t put, std::uint32
   return "";
 }
 
+/// Precedences that every stack linearization keeps beyond real time, for a
+/// stack that starts empty, where every value is pushed at most once and
+/// popped at most once (else none). A linearization gives each value x a
+/// lifetime [push(x), pop(x)] (pop at infinity when x is never popped), and is
+/// a LIFO execution exactly when no two lifetimes cross and no empty pop lies
+/// inside one. So for two values x and z exactly one of four relations holds:
+/// x's lifetime before z's, z's before x's, x's inside z's, z's inside x's.
+/// Each fixes the order of the four events; it is possible only when the four
+/// can be placed in that order inside their ops' real-time windows (a greedy
+/// earliest-point pass decides that). When every possible relation puts event
+/// a before event b, a precedes b in every linearization. Likewise an empty
+/// pop lies before push(x) or after pop(x). Example: a push of z that returns
+/// before x's pop is invoked, while z is never popped, must come before
+/// push(x): after it, z would land on x and never leave. Pairs already
+/// ordered by real time are left out. O(values^2) time.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> stack_orders(const std::vector<op>& h, std::uint32_t put,
+                                                                       std::uint32_t take) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  const value_flow f = flow_of(h, put, take);
+  if (!f.unique) return out;
+  constexpr std::uint32_t none = 0xffffffffu;
+  std::vector<std::uint32_t> pushes, pops, empties;  // pops[k]: the pop of pushes[k]'s value, or none
+  std::size_t taken = 0;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].kind == take && !h[i].ok) empties.push_back(i);
+    taken += h[i].kind == take && h[i].ok;
+    if (h[i].kind != put || !h[i].ok) continue;
+    pushes.push_back(i);
+    const auto c = f.consumer.find(h[i].arg);
+    pops.push_back(c == f.consumer.end() ? none : c->second);
+  }
+  if (taken != f.consumer.size()) return out;  // a value popped twice
+  constexpr std::uint64_t never = ~std::uint64_t{0};
+  auto lo = [&](std::uint32_t i) { return i == none ? never : h[i].invoke; };
+  auto hi = [&](std::uint32_t i) { return i == none ? never : h[i].response; };
+  // Can events ev[0..k) take points in this order inside their windows?
+  auto fits = [&](const std::uint32_t* ev, int k) {
+    std::uint64_t t = 0;
+    for (int j = 0; j < k; ++j) {
+      t = std::max(t, lo(ev[j]));
+      if (t > hi(ev[j])) return false;
+    }
+    return true;
+  };
+  auto add = [&](std::uint32_t a, std::uint32_t b) {
+    if (a != none && b != none && !(h[a].response < h[b].invoke)) out.emplace_back(a, b);
+  };
+  // The four relations of x and z as orders of events 0 = push(x), 1 = pop(x),
+  // 2 = push(z), 3 = pop(z).
+  static constexpr std::uint32_t rel[4][4] = {{0, 1, 2, 3}, {2, 3, 0, 1}, {0, 2, 3, 1}, {2, 0, 1, 3}};
+  for (std::size_t x = 0; x < pushes.size(); ++x)
+    for (std::size_t z = x + 1; z < pushes.size(); ++z) {
+      if (pops[x] == none && pops[z] == none) continue;  // nested either way round
+      const std::uint32_t ev[4] = {pushes[x], pops[x], pushes[z], pops[z]};
+      int pos[4][4];  // pos[r][e]: place of event e in relation r
+      bool possible[4];
+      int count = 0;
+      for (int r = 0; r < 4; ++r) {
+        const std::uint32_t chain[4] = {ev[rel[r][0]], ev[rel[r][1]], ev[rel[r][2]], ev[rel[r][3]]};
+        // A lifetime that never ends cannot come before another one.
+        possible[r] = fits(chain, 4) && !(r == 0 && pops[x] == none) && !(r == 1 && pops[z] == none);
+        count += possible[r];
+        for (int k = 0; k < 4; ++k) pos[r][rel[r][k]] = k;
+      }
+      if (count == 0) continue;  // no relation fits: the search will find no linearization
+      for (int a : {0, 1})
+        for (int b : {2, 3}) {
+          bool a_first = true, b_first = true;
+          for (int r = 0; r < 4; ++r)
+            if (possible[r]) (pos[r][a] < pos[r][b] ? b_first : a_first) = false;
+          if (a_first) add(ev[a], ev[b]);
+          if (b_first) add(ev[b], ev[a]);
+        }
+    }
+  for (std::uint32_t u : empties)
+    for (std::size_t x = 0; x < pushes.size(); ++x) {
+      const std::uint32_t before[2] = {u, pushes[x]}, after[2] = {pops[x], u};
+      const bool b = fits(before, 2), a = pops[x] != none && fits(after, 2);
+      if (b && !a) add(u, pushes[x]);
+      if (a && !b) add(pops[x], u);
+    }
+  return out;
+}
+
 }  // namespace detail
 
 // Fingerprints are sums of hashed (value, position) terms, updated in O(1) per
@@ -863,6 +975,13 @@ struct stack_model {
                                          : rank(h[c->second].invoke) << 32 | rank(h[c->second].response);
     }
     return out;
+  }
+  /// Orders that every linearization keeps beyond real time, when the stack
+  /// starts empty and every value is pushed and popped at most once
+  /// (detail::stack_orders).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> order(const std::vector<op>& h) const {
+    if (!items_.empty()) return {};
+    return detail::stack_orders(h, push, pop);
   }
   /// A pop that applies (its value is on top, or the stack is empty) and a
   /// push that found the stack full can move to the front of any linearization
