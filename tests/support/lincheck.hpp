@@ -46,7 +46,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -137,6 +139,54 @@ class recorder {
   stm::buffer<std::uint64_t> clock_;
   std::uint32_t capacity_;
 };
+
+// --- histories in files ------------------------------------------------------
+//
+// A history that a test could not decide, or found wrong, can be written out
+// and checked again offline (tests/support_tests/lincheck_tests.cpp re-checks
+// the file named by STM_LIN_RECHECK). Format: a first line "# " + header
+// (free text; the re-check reads "model=stack|queue|set", "capacity=N" and
+// "initial=a,b,c" from it), then one op per line:
+//   thread kind arg ret ok invoke response
+
+/// Writes `h` to `path` (replacing it) with `header` on its first line.
+/// Throws std::runtime_error when the file cannot be written.
+inline void write_history(const std::string& path, const std::string& header, const std::vector<op>& h) {
+  std::ofstream f(path);
+  f << "# " << header << "\n";
+  for (const op& o : h)
+    f << o.thread << " " << o.kind << " " << o.arg << " " << o.ret << " " << (o.ok ? 1 : 0) << " " << o.invoke << " "
+      << o.response << "\n";
+  f.flush();
+  if (!f) throw std::runtime_error("lin::write_history: cannot write " + path);
+}
+
+/// Reads a file written by write_history; its header (without "# ") goes to
+/// *header. Throws std::runtime_error on a missing file or a malformed line.
+inline std::vector<op> read_history(const std::string& path, std::string* header = nullptr) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("lin::read_history: cannot open " + path);
+  std::vector<op> h;
+  std::string line;
+  for (std::size_t n = 1; std::getline(f, line); ++n) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (header && n == 1) *header = line.size() > 2 ? line.substr(2) : std::string();
+      continue;
+    }
+    std::istringstream in(line);
+    op o;
+    int ok = -1;
+    std::string rest;
+    if (!(in >> o.thread >> o.kind >> o.arg >> o.ret >> ok >> o.invoke >> o.response) || (ok != 0 && ok != 1) ||
+        (in >> rest))
+      throw std::runtime_error("lin::read_history: " + path + ":" + std::to_string(n) +
+                               ": expected 'thread kind arg ret ok invoke response', got '" + line + "'");
+    o.ok = ok == 1;
+    h.push_back(o);
+  }
+  return h;
+}
 
 // --- batches of independent histories ----------------------------------------
 //
@@ -236,19 +286,21 @@ class batch_recorder {
 
 /// Runs f(i) for every i in [0, n) on up to hardware_concurrency() host
 /// threads and returns what each call returned: an empty string when
-/// instance i passed, else why it failed. f runs concurrently with itself, so
-/// it must only read shared state (and touch neither GoogleTest assertions
+/// instance i passed, else why it failed (or a richer type constructible from
+/// that string, such as stm_test::verdict). f runs concurrently with itself,
+/// so it must only read shared state (and touch neither GoogleTest assertions
 /// nor the device); an exception it throws becomes instance i's failure.
 template <class F>
-std::vector<std::string> check_each(std::uint32_t n, F f) {
-  std::vector<std::string> why(n);
+auto check_each(std::uint32_t n, F f) {
+  using R = decltype(f(std::uint32_t{0}));
+  std::vector<R> why(n);
   std::atomic<std::uint32_t> next{0};
   auto work = [&] {
     for (std::uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
       try {
         why[i] = f(i);
       } catch (const std::exception& e) {
-        why[i] = std::string("exception: ") + e.what();
+        why[i] = R(std::string("exception: ") + e.what());
       }
     }
   };
@@ -272,8 +324,10 @@ struct result {
 inline constexpr const char* search_limit_text = "search limit reached";
 
 /// True when check() gave up at max_states: the history is undecided, not
-/// proven wrong. Tests still fail on it (linearizable is false): investigate,
-/// shrink the history or raise the limit, never ignore it.
+/// proven wrong (linearizable is false all the same). history_count
+/// (reliability.hpp) counts such histories apart from violations and fails a
+/// test only when they pass 1 in 10,000; write them out (write_history) and
+/// re-check them offline with a higher limit.
 inline bool hit_search_limit(const result& r) {
   return !r.linearizable && r.explanation.rfind(search_limit_text, 0) == 0;
 }
@@ -443,8 +497,9 @@ std::string describe_op(const Model& m, const std::vector<op>& h, std::size_t i)
 ///
 /// max_states bounds the number of apply() calls. Reaching it returns
 /// linearizable = false with an explanation starting "search limit reached"
-/// (hit_search_limit()): undecided, which tests treat as a failure to
-/// investigate. A malformed history (invoke >= response, or two ops of one
+/// (hit_search_limit()): undecided, not proven wrong; tests count such
+/// histories apart (reliability.hpp) and keep them for an offline re-check.
+/// A malformed history (invoke >= response, or two ops of one
 /// thread overlapping) is reported as not linearizable with the reason.
 template <class Model>
 result check(const std::vector<op>& history, const Model& initial, std::uint64_t max_states = 50'000'000) {
