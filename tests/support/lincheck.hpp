@@ -28,7 +28,10 @@
 // check()): a quick pattern check that refutes most broken stack/queue
 // histories outright, candidate priorities, renaming of never-read values,
 // "decisive" ops that need no alternatives, and, for the stack, pruning of
-// push orders that the pops rule out. The tests compare every verdict with the
+// push orders that the pops rule out and precedences that the values'
+// lifetimes force (order(): in histories where nearly every op overlaps all
+// others, a wrong order of two pushes otherwise shows only when their values
+// come out, after an exponential detour). The tests compare every verdict with the
 // bare search. Cost, measured on random stack histories where every op
 // overlaps those of all other threads (the hardest model; queue and set are
 // far cheaper): 8 threads x 200 ops, at most a few 10^4 states (milliseconds);
