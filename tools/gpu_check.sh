@@ -42,6 +42,8 @@
 #                           (tools/reliability_rows.py; merge it into results/reliability.jsonl)
 #   OUT_DIR/summary.txt     the closing summary: per sanitized program and tool, the tests run
 #                           and the errors found
+#   OUT_DIR/lin_dumps/      every undecided or violating linearizability history, one file
+#                           each (STM_LIN_DUMP_DIR; re-check on a CPU with STM_LIN_RECHECK)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
@@ -98,6 +100,8 @@ fi
 [ -n "$LIN_HISTORIES" ] && export STM_LIN_HISTORIES="$LIN_HISTORIES"
 [ -n "$LIN_BATCH" ] && export STM_LIN_BATCH="$LIN_BATCH"
 mkdir -p "$OUT"
+export STM_LIN_DUMP_DIR="${STM_LIN_DUMP_DIR:-$(cd "$OUT" && pwd)/lin_dumps}"  # absolute: tests run elsewhere
+mkdir -p "$STM_LIN_DUMP_DIR"
 RESULTS="$(mktemp -d)"
 export QUICK RESULTS
 exec > >(tee "$OUT/gpu_check.log") 2>&1

@@ -12,7 +12,9 @@ $STM_RELIABILITY_OUT (tests/support/reliability.hpp). This script sums them:
                                                                 # (a line per container)
 
 Row keys: container, backend, mode (natural | perturbed), histories, violations,
-device, commit (and perturb_rate when the raw lines carry it).
+undecided (histories the checker gave up on: not violations; 0 when the raw
+lines predate the key), device, commit (and perturb_rate when the raw lines
+carry it).
 """
 import argparse
 import json
@@ -43,9 +45,10 @@ def summed(rows, commit):
         if missing:
             sys.exit(f"a row lacks {', '.join(missing)}: {r}")
         k = tuple(r[x] for x in KEY)
-        acc = out.setdefault(k, {x: r[x] for x in KEY} | {"histories": 0, "violations": 0})
+        acc = out.setdefault(k, {x: r[x] for x in KEY} | {"histories": 0, "violations": 0, "undecided": 0})
         acc["histories"] += int(r["histories"])
         acc["violations"] += int(r["violations"])
+        acc["undecided"] += int(r.get("undecided", 0))
         if commit:
             acc["commit"] = commit
         elif "commit" in r:
@@ -53,21 +56,25 @@ def summed(rows, commit):
     return sorted(out.values(), key=lambda r: tuple(str(r[x]) for x in KEY))
 
 
+def cell(histories, violations, undecided):
+    return f"{histories:,} / {violations}" + (f" (+ {undecided} undecided)" if undecided else "")
+
+
 def table(rows):
-    """One line per container, one column per backend and mode: histories / violations."""
+    """One line per container, one column per backend and mode: histories / violations (+ undecided)."""
     cols = sorted({(r["backend"], r["mode"]) for r in rows})
     cells = {}
     for r in rows:
         k = (r["container"], r["backend"], r["mode"])
-        h, v = cells.get(k, (0, 0))
-        cells[k] = (h + int(r["histories"]), v + int(r["violations"]))
+        h, v, u = cells.get(k, (0, 0, 0))
+        cells[k] = (h + int(r["histories"]), v + int(r["violations"]), u + int(r.get("undecided", 0)))
     lines = ["| container | " + " | ".join(f"{b} {m}" for b, m in cols) + " |",
              "| --- |" + " ---: |" * len(cols)]
     for c in sorted({r["container"] for r in rows}):
-        row = [f"{cells[(c, b, m)][0]:,} / {cells[(c, b, m)][1]}" if (c, b, m) in cells else "" for b, m in cols]
+        row = [cell(*cells[(c, b, m)]) if (c, b, m) in cells else "" for b, m in cols]
         lines.append(f"| {c} | " + " | ".join(row) + " |")
     where = sorted({f"{r['backend']} {r['mode']}: {r['device']} at {r.get('commit', '?')}" for r in rows})
-    return "\n".join(lines) + "\n\nHistories checked / violations. " + "; ".join(where) + "."
+    return "\n".join(lines) + "\n\nHistories checked / violations (+ undecided, where any). " + "; ".join(where) + "."
 
 
 def main():

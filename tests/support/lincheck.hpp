@@ -28,7 +28,10 @@
 // check()): a quick pattern check that refutes most broken stack/queue
 // histories outright, candidate priorities, renaming of never-read values,
 // "decisive" ops that need no alternatives, and, for the stack, pruning of
-// push orders that the pops rule out. The tests compare every verdict with the
+// push orders that the pops rule out and precedences that the values'
+// lifetimes force (order(): in histories where nearly every op overlaps all
+// others, a wrong order of two pushes otherwise shows only when their values
+// come out, after an exponential detour). The tests compare every verdict with the
 // bare search. Cost, measured on random stack histories where every op
 // overlaps those of all other threads (the hardest model; queue and set are
 // far cheaper): 8 threads x 200 ops, at most a few 10^4 states (milliseconds);
@@ -46,7 +49,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -137,6 +142,54 @@ class recorder {
   stm::buffer<std::uint64_t> clock_;
   std::uint32_t capacity_;
 };
+
+// --- histories in files ------------------------------------------------------
+//
+// A history that a test could not decide, or found wrong, can be written out
+// and checked again offline (tests/support_tests/lincheck_tests.cpp re-checks
+// the file named by STM_LIN_RECHECK). Format: a first line "# " + header
+// (free text; the re-check reads "model=stack|queue|set", "capacity=N" and
+// "initial=a,b,c" from it), then one op per line:
+//   thread kind arg ret ok invoke response
+
+/// Writes `h` to `path` (replacing it) with `header` on its first line.
+/// Throws std::runtime_error when the file cannot be written.
+inline void write_history(const std::string& path, const std::string& header, const std::vector<op>& h) {
+  std::ofstream f(path);
+  f << "# " << header << "\n";
+  for (const op& o : h)
+    f << o.thread << " " << o.kind << " " << o.arg << " " << o.ret << " " << (o.ok ? 1 : 0) << " " << o.invoke << " "
+      << o.response << "\n";
+  f.flush();
+  if (!f) throw std::runtime_error("lin::write_history: cannot write " + path);
+}
+
+/// Reads a file written by write_history; its header (without "# ") goes to
+/// *header. Throws std::runtime_error on a missing file or a malformed line.
+inline std::vector<op> read_history(const std::string& path, std::string* header = nullptr) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("lin::read_history: cannot open " + path);
+  std::vector<op> h;
+  std::string line;
+  for (std::size_t n = 1; std::getline(f, line); ++n) {
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (header && n == 1) *header = line.size() > 2 ? line.substr(2) : std::string();
+      continue;
+    }
+    std::istringstream in(line);
+    op o;
+    int ok = -1;
+    std::string rest;
+    if (!(in >> o.thread >> o.kind >> o.arg >> o.ret >> ok >> o.invoke >> o.response) || (ok != 0 && ok != 1) ||
+        (in >> rest))
+      throw std::runtime_error("lin::read_history: " + path + ":" + std::to_string(n) +
+                               ": expected 'thread kind arg ret ok invoke response', got '" + line + "'");
+    o.ok = ok == 1;
+    h.push_back(o);
+  }
+  return h;
+}
 
 // --- batches of independent histories ----------------------------------------
 //
@@ -236,19 +289,21 @@ class batch_recorder {
 
 /// Runs f(i) for every i in [0, n) on up to hardware_concurrency() host
 /// threads and returns what each call returned: an empty string when
-/// instance i passed, else why it failed. f runs concurrently with itself, so
-/// it must only read shared state (and touch neither GoogleTest assertions
+/// instance i passed, else why it failed (or a richer type constructible from
+/// that string, such as stm_test::verdict). f runs concurrently with itself,
+/// so it must only read shared state (and touch neither GoogleTest assertions
 /// nor the device); an exception it throws becomes instance i's failure.
 template <class F>
-std::vector<std::string> check_each(std::uint32_t n, F f) {
-  std::vector<std::string> why(n);
+auto check_each(std::uint32_t n, F f) {
+  using R = decltype(f(std::uint32_t{0}));
+  std::vector<R> why(n);
   std::atomic<std::uint32_t> next{0};
   auto work = [&] {
     for (std::uint32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
       try {
         why[i] = f(i);
       } catch (const std::exception& e) {
-        why[i] = std::string("exception: ") + e.what();
+        why[i] = R(std::string("exception: ") + e.what());
       }
     }
   };
@@ -272,8 +327,10 @@ struct result {
 inline constexpr const char* search_limit_text = "search limit reached";
 
 /// True when check() gave up at max_states: the history is undecided, not
-/// proven wrong. Tests still fail on it (linearizable is false): investigate,
-/// shrink the history or raise the limit, never ignore it.
+/// proven wrong (linearizable is false all the same). history_count
+/// (reliability.hpp) counts such histories apart from violations and fails a
+/// test only when they pass 1 in 10,000; write them out (write_history) and
+/// re-check them offline with a higher limit.
 inline bool hit_search_limit(const result& r) {
   return !r.linearizable && r.explanation.rfind(search_limit_text, 0) == 0;
 }
@@ -328,6 +385,12 @@ template <class M, class = void>
 struct has_refute : std::false_type {};
 template <class M>
 struct has_refute<M, std::void_t<decltype(std::declval<const M&>().refute(std::declval<const std::vector<op>&>()))>>
+    : std::true_type {};
+
+template <class M, class = void>
+struct has_order : std::false_type {};
+template <class M>
+struct has_order<M, std::void_t<decltype(std::declval<const M&>().order(std::declval<const std::vector<op>&>()))>>
     : std::true_type {};
 
 template <class M, class = void>
@@ -426,12 +489,20 @@ std::string describe_op(const Model& m, const std::vector<op>& h, std::size_t i)
 ///    reordered to take o now (read-only ops; a pop that found its value on
 ///    top). The other candidates at that point are then skipped;
 ///  - `std::string refute(const std::vector<op>&) const`: a quick, sound
-///    check run before the search; a non-empty reason means not linearizable.
+///    check run before the search; a non-empty reason means not linearizable;
+///  - `std::vector<std::pair<std::uint32_t, std::uint32_t>> order(const
+///    std::vector<op>&) const`, given the history: pairs (a, b)
+///    of op indices such that a precedes b in every linearization that the
+///    model accepts, beyond real time (e.g. for a stack, an empty pop that must
+///    come before a push whose value stays until after the pop returned). The
+///    search then never tries b before a: a wrong order dies at once instead
+///    of when a response much later rules it out.
 ///
 /// max_states bounds the number of apply() calls. Reaching it returns
 /// linearizable = false with an explanation starting "search limit reached"
-/// (hit_search_limit()): undecided, which tests treat as a failure to
-/// investigate. A malformed history (invoke >= response, or two ops of one
+/// (hit_search_limit()): undecided, not proven wrong; tests count such
+/// histories apart (reliability.hpp) and keep them for an offline re-check.
+/// A malformed history (invoke >= response, or two ops of one
 /// thread overlapping) is reported as not linearizable with the reason.
 template <class Model>
 result check(const std::vector<op>& history, const Model& initial, std::uint64_t max_states = 50'000'000) {
@@ -539,6 +610,18 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
     for (std::uint32_t r = 0; r < n; ++r) rank[by[r]] = r;
   }
 
+  // Extra precedences from the model: an op is a candidate only once all of
+  // its `before` ops are linearized (blocked[i] counts those still pending).
+  std::vector<std::vector<std::uint32_t>> after_of(n);
+  std::vector<std::uint32_t> blocked(n, 0);
+  if constexpr (detail::has_order<Model>::value) {
+    for (const auto& ab : initial.order(history))
+      if (ab.first < n && ab.second < n && ab.first != ab.second) {
+        after_of[ab.first].push_back(ab.second);
+        ++blocked[ab.second];
+      }
+  }
+
   const std::size_t words = (n + 63) / 64;
   std::vector<std::uint64_t> bits(words, 0);
   std::vector<std::uint64_t> zobrist(n);  // incremental hash of the bitset
@@ -570,7 +653,8 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
 
   auto open_level = [&] {
     const std::size_t b = pool.size();
-    for (std::uint32_t e = next[head]; e != nil && (e & 1) == 0; e = next[e]) pool.push_back(e);
+    for (std::uint32_t e = next[head]; e != nil && (e & 1) == 0; e = next[e])
+      if (blocked[e / 2] == 0) pool.push_back(e);
     std::sort(pool.begin() + static_cast<std::ptrdiff_t>(b), pool.end(),
               [&](std::uint32_t a, std::uint32_t c) { return rank[a / 2] < rank[c / 2]; });
     levels.push_back(level{b, b, pool.size()});
@@ -640,6 +724,7 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
       frame& f = frames.back();
       state = std::move(f.before);
       flip(f.call / 2);
+      for (std::uint32_t b : after_of[f.call / 2]) ++blocked[b];
       unlift(f.call);
       frames.pop_back();
       continue;
@@ -668,6 +753,7 @@ result check(const std::vector<op>& history, const Model& initial, std::uint64_t
     }
     frames.push_back(frame{e, std::move(state)});
     state = std::move(after);
+    for (std::uint32_t b : after_of[i]) --blocked[b];
     lift(e);
     open_level();
   }
@@ -784,6 +870,90 @@ std::string refute_flow(const std::vector<op>& h, std::uint32_t put, std::uint32
   return "";
 }
 
+/// Precedences that every stack linearization keeps beyond real time, for a
+/// stack that starts empty, where every value is pushed at most once and
+/// popped at most once (else none). A linearization gives each value x a
+/// lifetime [push(x), pop(x)] (pop at infinity when x is never popped), and is
+/// a LIFO execution exactly when no two lifetimes cross and no empty pop lies
+/// inside one. So for two values x and z exactly one of four relations holds:
+/// x's lifetime before z's, z's before x's, x's inside z's, z's inside x's.
+/// Each fixes the order of the four events; it is possible only when the four
+/// can be placed in that order inside their ops' real-time windows (a greedy
+/// earliest-point pass decides that). When every possible relation puts event
+/// a before event b, a precedes b in every linearization. Likewise an empty
+/// pop lies before push(x) or after pop(x). Example: a push of z that returns
+/// before x's pop is invoked, while z is never popped, must come before
+/// push(x): after it, z would land on x and never leave. Pairs already
+/// ordered by real time are left out. O(values^2) time.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> stack_orders(const std::vector<op>& h, std::uint32_t put,
+                                                                       std::uint32_t take) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  const value_flow f = flow_of(h, put, take);
+  if (!f.unique) return out;
+  constexpr std::uint32_t none = 0xffffffffu;
+  std::vector<std::uint32_t> pushes, pops, empties;  // pops[k]: the pop of pushes[k]'s value, or none
+  std::size_t taken = 0;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h[i].kind == take && !h[i].ok) empties.push_back(i);
+    taken += h[i].kind == take && h[i].ok;
+    if (h[i].kind != put || !h[i].ok) continue;
+    pushes.push_back(i);
+    const auto c = f.consumer.find(h[i].arg);
+    pops.push_back(c == f.consumer.end() ? none : c->second);
+  }
+  if (taken != f.consumer.size()) return out;  // a value popped twice
+  constexpr std::uint64_t never = ~std::uint64_t{0};
+  auto lo = [&](std::uint32_t i) { return i == none ? never : h[i].invoke; };
+  auto hi = [&](std::uint32_t i) { return i == none ? never : h[i].response; };
+  // Can events ev[0..k) take points in this order inside their windows?
+  auto fits = [&](const std::uint32_t* ev, int k) {
+    std::uint64_t t = 0;
+    for (int j = 0; j < k; ++j) {
+      t = std::max(t, lo(ev[j]));
+      if (t > hi(ev[j])) return false;
+    }
+    return true;
+  };
+  auto add = [&](std::uint32_t a, std::uint32_t b) {
+    if (a != none && b != none && !(h[a].response < h[b].invoke)) out.emplace_back(a, b);
+  };
+  // The four relations of x and z as orders of events 0 = push(x), 1 = pop(x),
+  // 2 = push(z), 3 = pop(z).
+  static constexpr std::uint32_t rel[4][4] = {{0, 1, 2, 3}, {2, 3, 0, 1}, {0, 2, 3, 1}, {2, 0, 1, 3}};
+  for (std::size_t x = 0; x < pushes.size(); ++x)
+    for (std::size_t z = x + 1; z < pushes.size(); ++z) {
+      if (pops[x] == none && pops[z] == none) continue;  // nested either way round
+      const std::uint32_t ev[4] = {pushes[x], pops[x], pushes[z], pops[z]};
+      int pos[4][4];  // pos[r][e]: place of event e in relation r
+      bool possible[4];
+      int count = 0;
+      for (int r = 0; r < 4; ++r) {
+        const std::uint32_t chain[4] = {ev[rel[r][0]], ev[rel[r][1]], ev[rel[r][2]], ev[rel[r][3]]};
+        // A lifetime that never ends cannot come before another one.
+        possible[r] = fits(chain, 4) && !(r == 0 && pops[x] == none) && !(r == 1 && pops[z] == none);
+        count += possible[r];
+        for (int k = 0; k < 4; ++k) pos[r][rel[r][k]] = k;
+      }
+      if (count == 0) continue;  // no relation fits: the search will find no linearization
+      for (int a : {0, 1})
+        for (int b : {2, 3}) {
+          bool a_first = true, b_first = true;
+          for (int r = 0; r < 4; ++r)
+            if (possible[r]) (pos[r][a] < pos[r][b] ? b_first : a_first) = false;
+          if (a_first) add(ev[a], ev[b]);
+          if (b_first) add(ev[b], ev[a]);
+        }
+    }
+  for (std::uint32_t u : empties)
+    for (std::size_t x = 0; x < pushes.size(); ++x) {
+      const std::uint32_t before[2] = {u, pushes[x]}, after[2] = {pops[x], u};
+      const bool b = fits(before, 2), a = pops[x] != none && fits(after, 2);
+      if (b && !a) add(u, pushes[x]);
+      if (a && !b) add(pops[x], u);
+    }
+  return out;
+}
+
 }  // namespace detail
 
 // Fingerprints are sums of hashed (value, position) terms, updated in O(1) per
@@ -863,6 +1033,13 @@ struct stack_model {
                                          : rank(h[c->second].invoke) << 32 | rank(h[c->second].response);
     }
     return out;
+  }
+  /// Orders that every linearization keeps beyond real time, when the stack
+  /// starts empty and every value is pushed and popped at most once
+  /// (detail::stack_orders).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> order(const std::vector<op>& h) const {
+    if (!items_.empty()) return {};
+    return detail::stack_orders(h, push, pop);
   }
   /// A pop that applies (its value is on top, or the stack is empty) and a
   /// push that found the stack full can move to the front of any linearization

@@ -2,24 +2,31 @@
 // hand-written histories per model, randomized histories built from a real
 // sequential execution (must pass) and then corrupted (must mostly fail), and
 // a recording from real std::threads.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <random>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "stm/launch.hpp"
 #include "support/lincheck.hpp"
+#include "support/reliability.hpp"
 
 namespace {
 
@@ -420,6 +427,319 @@ void same_verdict_as_bare_search(kind_of k, const Model& model) {
 TEST(LinCheckRandom, ShortcutsKeepTheVerdictStack) { same_verdict_as_bare_search(kind_of::stack, stack_model{}); }
 TEST(LinCheckRandom, ShortcutsKeepTheVerdictQueue) { same_verdict_as_bare_search(kind_of::queue, queue_model{}); }
 TEST(LinCheckRandom, ShortcutsKeepTheVerdictSet) { same_verdict_as_bare_search(kind_of::set, set_model{}); }
+
+// --- wide stack histories -----------------------------------------------------
+// The shape of the stack tests' GPU histories under schedule perturbation:
+// `prefill` pushes by one thread first, then `threads` threads of `per` ops
+// each (push or pop at random, unique values), every op stretched by random
+// delays so that nearly all of them overlap. Each op takes effect at a random
+// point of its window on a real stack, so the history is linearizable. Times
+// are integers; stamps are their ranks, invokes before responses at equal
+// times (equal times overlap, never order two ops wrongly).
+std::vector<op> wide_stack_history(std::mt19937_64& rng, std::uint32_t threads, std::uint32_t per,
+                                   std::uint32_t prefill, std::uint64_t delay = 1000) {
+  std::vector<op> h;
+  std::vector<std::uint64_t> at, inv, resp;  // at: when the op takes effect
+  std::uint64_t t = 0;
+  for (std::uint32_t i = 0; i < prefill; ++i, t += 2) {
+    h.push_back(push(1000000u, 1000000u + i, 0, 0));
+    inv.push_back(t);
+    at.push_back(t);
+    resp.push_back(t + 1);
+  }
+  for (std::uint32_t tid = 0; tid < threads; ++tid) {
+    std::uint64_t c = t + rng() % 2;
+    for (std::uint32_t i = 0; i < per; ++i) {
+      const bool is_push = rng() & 1;
+      h.push_back(is_push ? push(tid, tid * per + i + 1, 0, 0) : pop_empty(tid, 0, 0));
+      inv.push_back(c + rng() % (delay / 10 + 1));
+      at.push_back(inv.back() + rng() % (delay + 1));
+      resp.push_back(at.back() + rng() % (delay + 1));
+      c = resp.back() + 1 + rng() % (delay / 10 + 1);
+    }
+  }
+  std::vector<std::uint32_t> by(h.size());
+  for (std::uint32_t i = 0; i < by.size(); ++i) by[i] = i;
+  std::sort(by.begin(), by.end(), [&](std::uint32_t a, std::uint32_t b) { return at[a] != at[b] ? at[a] < at[b] : a < b; });
+  std::vector<std::uint64_t> stack;
+  for (std::uint32_t i : by) {
+    op& o = h[i];
+    if (o.kind == stack_model::push) {
+      stack.push_back(o.arg);
+    } else if (!stack.empty()) {
+      o.ok = true;
+      o.ret = stack.back();
+      stack.pop_back();
+    }
+  }
+  struct event {
+    std::uint64_t time;
+    std::uint32_t is_response, op;
+  };
+  std::vector<event> ev;
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    ev.push_back({inv[i], 0, i});
+    ev.push_back({resp[i], 1, i});
+  }
+  std::sort(ev.begin(), ev.end(), [](const event& a, const event& b) {
+    return a.time != b.time ? a.time < b.time : a.is_response != b.is_response ? a.is_response < b.is_response : a.op < b.op;
+  });
+  for (std::uint32_t k = 0; k < ev.size(); ++k) (ev[k].is_response ? h[ev[k].op].response : h[ev[k].op].invoke) = k;
+  std::shuffle(h.begin(), h.end(), rng);
+  return h;
+}
+
+// Make one op's window narrower (a sub-window of its own, so its thread's ops
+// still do not overlap): real-time orders appear that the results may break.
+void narrow(std::vector<op>& h, std::mt19937_64& rng) {
+  if (std::none_of(h.begin(), h.end(), [](const op& o) { return o.response - o.invoke >= 2; })) return;
+  for (;;) {
+    op& o = h[rng() % h.size()];
+    const std::uint64_t len = o.response - o.invoke;
+    if (len < 2) continue;
+    const std::uint64_t a = o.invoke + rng() % len;
+    o.response = a + 1 + rng() % (o.response - a);
+    o.invoke = a;
+    return;
+  }
+}
+
+// 16 threads x 3 ops after 4 prefill pushes, nearly all overlapping: the
+// shape that once left the search undecided after 5 * 10^7 states, where a
+// wrong order of overlapping pushes showed only when the values came out
+// (without the stack's lifetime orders about 1 in 600 of these histories
+// needs more than 10^7 states). Every such history must be decided within
+// 10^7, and so must corrupted ones (results or windows changed).
+TEST(LinCheckRandom, WideStackHistoriesAreDecidedQuickly) {
+  constexpr std::uint64_t limit = 10'000'000;
+  std::mt19937_64 rng(33);
+  std::uint64_t most = 0, total = 0;
+  int detected = 0;
+  constexpr int histories = 1500;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int rep = 0; rep < histories; ++rep) {
+    auto h = wide_stack_history(rng, 16, 3, 4);
+    const auto good = lin::check(h, stack_model{}, limit);
+    ASSERT_TRUE(good.linearizable) << "history " << rep << ": " << good.explanation;
+    most = std::max(most, good.states_explored);
+    total += good.states_explored;
+    if (rep % 2) corrupt(kind_of::stack, h, rng);
+    else narrow(h, rng);
+    const auto bad = lin::check(h, stack_model{}, limit);
+    ASSERT_FALSE(lin::hit_search_limit(bad)) << "corrupted history " << rep << ": " << bad.explanation;
+    detected += bad.linearizable ? 0 : 1;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "[ info     ] " << histories << " wide histories (+ as many corrupted) in " << secs
+            << " s; states per linearizable one: mean " << total / histories << ", most " << most
+            << "; corruptions detected: " << detected << "/" << histories << "\n";
+  EXPECT_GE(detected, histories * 2 / 5);  // a narrowed window often leaves a linearization
+}
+
+// The stack model's shortcuts, the lifetime orders (order()) included, on
+// small histories of the wide shape (prefill, empty pops, long overlaps),
+// good and broken, against the bare search.
+TEST(LinCheckRandom, ShortcutsKeepTheVerdictOnWideStackHistories) {
+  std::mt19937_64 rng(3303);
+  int bad = 0;
+  for (int rep = 0; rep < 3000; ++rep) {
+    auto h = wide_stack_history(rng, 2 + rep % 3, 2 + rep % 2, rep % 3, 20 + rep % 200);
+    const bool pops = std::any_of(h.begin(), h.end(), [](const op& o) { return o.kind == stack_model::pop; });
+    if (rep % 4 == 1 && pops) corrupt(kind_of::stack, h, rng);  // corrupt() changes a pop's result
+    if (rep % 4 == 2) narrow(h, rng);
+    if (rep % 4 == 3) {
+      narrow(h, rng);
+      narrow(h, rng);
+    }
+    const auto fast = lin::check(h, stack_model{});
+    const auto slow = lin::check(h, bare<stack_model>{stack_model{}});
+    ASSERT_FALSE(lin::hit_search_limit(slow));
+    ASSERT_EQ(fast.linearizable, slow.linearizable) << "history " << rep << "\nfast: " << fast.explanation
+                                                    << "\nbare: " << slow.explanation;
+    bad += slow.linearizable ? 0 : 1;
+  }
+  EXPECT_GT(bad, 500);  // both verdicts were exercised
+}
+
+// The lifetime orders themselves: overlapping pushes whose pops fix the order.
+TEST(LinCheckStack, LifetimeOrders) {
+  // push(1) and push(2) overlap; 2 is never popped and push(2) returns before
+  // pop(1) starts, so 2 went on first (else it would sit on 1 for ever).
+  const std::vector<op> h = {push(0, 1, 0, 10), push(1, 2, 1, 5), pop(2, 1, 6, 7)};
+  const auto o = stack_model{}.order(h);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0], std::make_pair(1u, 0u));
+  expect_lin(h, stack_model{});
+  // An empty pop that returns before pop(1) starts comes before push(1).
+  const std::vector<op> e = {push(0, 1, 0, 10), pop_empty(1, 1, 5), pop(2, 1, 6, 7)};
+  const auto oe = stack_model{}.order(e);
+  ASSERT_EQ(oe.size(), 1u);
+  EXPECT_EQ(oe[0], std::make_pair(1u, 0u));
+  expect_lin(e, stack_model{});
+  // No orders when a value is pushed twice or the stack starts full.
+  EXPECT_TRUE(stack_model{}.order({push(0, 1, 0, 10), push(1, 1, 1, 5), pop(2, 1, 6, 7)}).empty());
+  EXPECT_TRUE(stack_model(0, {9}).order(h).empty());
+}
+
+// --- histories in files and their count --------------------------------------
+
+std::string temp_dir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+std::string temp_path(const char* name) { return temp_dir() + "/" + name; }
+
+TEST(LinCheckFile, WriteAndReadBack) {
+  std::mt19937_64 rng(5);
+  const auto h = wide_stack_history(rng, 4, 3, 2);
+  const std::string path = temp_path("lincheck_tests_roundtrip.txt");
+  lin::write_history(path, "model=stack container=demo", h);
+  std::string header;
+  const auto back = lin::read_history(path, &header);
+  EXPECT_EQ(header, "model=stack container=demo");
+  ASSERT_EQ(back.size(), h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    EXPECT_EQ(back[i].thread, h[i].thread);
+    EXPECT_EQ(back[i].kind, h[i].kind);
+    EXPECT_EQ(back[i].arg, h[i].arg);
+    EXPECT_EQ(back[i].ret, h[i].ret);
+    EXPECT_EQ(back[i].ok, h[i].ok);
+    EXPECT_EQ(back[i].invoke, h[i].invoke);
+    EXPECT_EQ(back[i].response, h[i].response);
+  }
+  std::ofstream(path, std::ios::app) << "1 0 5 0 2 3 4\n";  // ok must be 0 or 1
+  EXPECT_THROW(lin::read_history(path), std::runtime_error);
+  std::remove(path.c_str());
+  EXPECT_THROW(lin::read_history(path), std::runtime_error);
+}
+
+// Runs body with the environment variable `name` set to `value` (or unset
+// when value is null), then restores it.
+template <class Body>
+void with_env(const char* name, const char* value, Body body) {
+  const char* old = std::getenv(name);
+  const std::string saved = old ? old : "";
+  if (value) setenv(name, value, 1);
+  else unsetenv(name);
+  body();
+  if (old) setenv(name, saved.c_str(), 1);
+  else unsetenv(name);
+}
+
+std::vector<stm_test::verdict> passes(std::size_t n) { return std::vector<stm_test::verdict>(n); }
+
+stm_test::verdict undecided_verdict(std::uint64_t round) {
+  std::vector<op> h;
+  for (std::uint32_t t = 0; t < 8; ++t) h.push_back(push(t, t + 1, t, 100 + t));
+  h.push_back(pop(8, 999, 200, 201));
+  const auto r = lin::check(h, bare<stack_model>{stack_model{}}, 50);
+  return stm_test::judge("round " + std::to_string(round) + ": ", h, r, round);
+}
+
+// Undecided histories are counted apart from violations, do not stop the
+// loop, and fail the test only past 1 in 10,000; a violation fails at once.
+TEST(LinCheckCount, UndecidedIsNotAViolation) {
+  with_env("STM_RELIABILITY_OUT", nullptr, [] {
+    with_env("STM_LIN_DUMP_DIR", nullptr, [] {
+      const auto u = undecided_verdict(7);
+      ASSERT_TRUE(u.undecided);
+      ASSERT_FALSE(u.passed());
+      ASSERT_EQ(u.ops.size(), 9u);
+      {
+        stm_test::history_count c("selftest", stm::backend::cpu);
+        auto v = passes(9999);
+        v[17] = u;
+        EXPECT_TRUE(c.checked(v));
+        EXPECT_EQ(c.undecided(), 1u);
+        EXPECT_EQ(c.violations(), 0u);
+        EXPECT_EQ(c.histories(), 9999u);
+        EXPECT_TRUE(c.checked(passes(1)));
+      }  // 1 in 10,000: tolerated
+      EXPECT_NONFATAL_FAILURE(
+          {
+            stm_test::history_count c("selftest", stm::backend::cpu);
+            auto v = passes(10000);
+            v[1] = u;
+            v[2] = u;
+            EXPECT_TRUE(c.checked(v));
+          },
+          "2 of 10000 histories undecided");
+      // A plain reason with the checker's text counts as undecided too.
+      EXPECT_TRUE(stm_test::verdict(u.why).undecided);
+      EXPECT_FALSE(stm_test::verdict("round 3: not linearizable: ...").undecided);
+      EXPECT_NONFATAL_FAILURE(
+          {
+            stm_test::history_count c("selftest", stm::backend::cpu);
+            auto v = passes(10000);
+            v[5] = stm_test::verdict("round 5: not linearizable: popped twice");
+            EXPECT_FALSE(c.checked(v));
+            EXPECT_EQ(c.violations(), 1u);
+          },
+          "round 5: not linearizable");
+    });
+  });
+}
+
+TEST(LinCheckCount, UndecidedAndViolatingHistoriesAreDumped) {
+  const std::string dir = temp_dir();
+  with_env("STM_RELIABILITY_OUT", nullptr, [&] {
+    with_env("STM_LIN_DUMP_DIR", dir.c_str(), [&] {
+      auto v = passes(20000);
+      v[3] = undecided_verdict(3);
+      {
+        stm_test::history_count c("selftest_dump", stm::backend::cpu, "model=stack");
+        EXPECT_TRUE(c.checked(v));
+      }
+      const std::string path = dir + "/selftest_dump_cpu_" + (STM_PERTURB ? "perturbed" : "natural") +
+                               "_round3_undecided.txt";
+      std::string header;
+      const auto back = lin::read_history(path, &header);
+      EXPECT_EQ(back.size(), v[3].ops.size());
+      EXPECT_EQ(header.rfind("model=stack container=selftest_dump backend=cpu", 0), 0u) << header;
+      EXPECT_NE(header.find("round=3 outcome=undecided"), std::string::npos) << header;
+      // The dumped history is refuted for good with the full search.
+      EXPECT_FALSE(lin::hit_search_limit(lin::check(back, stack_model{})));
+      std::remove(path.c_str());
+    });
+  });
+}
+
+// Re-checks a history written by history_count (STM_LIN_DUMP_DIR) or
+// lin::write_history: STM_LIN_RECHECK=<file> [STM_LIN_RECHECK_STATES=<limit>].
+// The header's model=stack|queue|set, capacity=N and initial=a,b,c pick the
+// model. Skipped when STM_LIN_RECHECK is not set.
+TEST(LinCheckRecheck, HistoryFromFile) {
+  const char* file = std::getenv("STM_LIN_RECHECK");
+  if (!file || !*file) GTEST_SKIP() << "set STM_LIN_RECHECK=<file> to re-check a dumped history";
+  std::uint64_t limit = 2'000'000'000ull;
+  if (const char* e = std::getenv("STM_LIN_RECHECK_STATES")) limit = std::strtoull(e, nullptr, 10);
+  std::string header;
+  const auto h = lin::read_history(file, &header);
+  std::string model = "stack";
+  std::size_t capacity = 0;
+  std::vector<std::uint64_t> initial;
+  std::istringstream words(header);
+  for (std::string w; words >> w;) {
+    if (w.rfind("model=", 0) == 0) model = w.substr(6);
+    if (w.rfind("capacity=", 0) == 0) capacity = std::strtoull(w.c_str() + 9, nullptr, 10);
+    if (w.rfind("initial=", 0) == 0) {
+      std::istringstream vs(w.substr(8));
+      for (std::string x; std::getline(vs, x, ',');)
+        if (!x.empty()) initial.push_back(std::strtoull(x.c_str(), nullptr, 10));
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  lin::result r{};
+  if (model == "stack") r = lin::check(h, stack_model(capacity, initial), limit);
+  else if (model == "queue") r = lin::check(h, queue_model(capacity, initial), limit);
+  else if (model == "set") r = lin::check(h, set_model(initial), limit);
+  else FAIL() << file << ": unknown model '" << model << "' in the header '" << header << "'";
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << "[ recheck  ] " << file << ": " << h.size() << " ops, "
+            << (r.linearizable ? "linearizable" : lin::hit_search_limit(r) ? "undecided" : "NOT linearizable") << ", "
+            << r.states_explored << " states, " << secs << " s\n";
+  EXPECT_TRUE(r.linearizable) << r.explanation;
+}
 
 // --- recording from real threads ---------------------------------------------
 // A mutex-protected std::deque used as a stack, a queue, and a std::set as a
