@@ -53,6 +53,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -200,7 +201,9 @@ class history_count {
     const char* dir = std::getenv("STM_LIN_DUMP_DIR");
     if (!dir || !*dir || v.ops.empty()) return;
     const char* outcome = v.undecided ? "undecided" : "violation";
-    const std::string path = std::string(dir) + "/" + container_ + "_" + stm::to_string(where_) + "_" + mode() +
+    std::string file = container_;  // a name like "tx_skiplist/prstm" must not open a subdirectory
+    std::replace(file.begin(), file.end(), '/', '-');
+    const std::string path = std::string(dir) + "/" + file + "_" + stm::to_string(where_) + "_" + mode() +
                              "_round" + std::to_string(v.round) + "_" + outcome + ".txt";
     const std::string header = model_ + " container=" + container_ + " backend=" + stm::to_string(where_) +
                                " mode=" + mode() + " round=" + std::to_string(v.round) + " outcome=" + outcome;

@@ -282,11 +282,10 @@ struct count_flags_kernel {
   const std::uint32_t* flags;
   std::uint32_t vertices;
   unsigned long long* count;
-  std::uint32_t slices;  // (vertices + 31) / 32, the launch's logical threads
   STM_HD void operator()(std::uint32_t s) const {
     unsigned long long n = 0;
     for (std::uint64_t v = std::uint64_t(s) * 32; v < vertices && v < std::uint64_t(s) * 32 + 32; ++v) n += flags[v] != 0;
-    detail::add_warp_total(count, n, s, slices);
+    detail::add_warp_total(count, n, s, (vertices + 31) / 32);  // the launch's logical threads: one per slice
   }
 };
 
@@ -339,7 +338,7 @@ outcome run(const config& c, const csr& g, const std::vector<std::int32_t>& init
     out.round_seconds.push_back(s);
     ++out.rounds;
     // Not timed: how many vertices send next (the host decides whether to go on).
-    Exec::run((V + 31) / 32, count_flags_kernel{nxt, V, counters.data() + 1, (V + 31) / 32});
+    Exec::run((V + 31) / 32, count_flags_kernel{nxt, V, counters.data() + 1});
     std::vector<unsigned long long> cnt = counters.to_vector();
     flagged = cnt[1];
     out.sent = cnt[0];
