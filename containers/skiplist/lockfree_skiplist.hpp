@@ -75,8 +75,8 @@ class lockfree_skiplist_ref {
     const std::uint32_t h = tower_height(key, t_.levels);
     std::uint32_t fresh = node::head;  // taken from the pool, not yet linked
     path p;
-    for (;;) {
-      if (find(key, p)) {
+    for (bool present = find(key, p);; present = find_again_at_level_zero(key, p)) {
+      if (present) {
         if (fresh != node::head) t_.pool.retire(fresh);  // never published
         return op_status::exists;
       }
@@ -188,6 +188,25 @@ class lockfree_skiplist_ref {
   }
   STM_HD node::word_t load(std::uint32_t l, std::uint32_t i) const {
     return at(l, i).load(memory_order_acquire);  // pairs with the release of the CAS that linked node i
+  }
+
+  /// After a lost level-0 CAS: Harris' search of level 0 again, from the
+  /// predecessor the lost CAS aimed at, instead of a whole descent from the
+  /// head. Under contention many inserts lose the CAS on one predecessor in
+  /// turn, and a descent costs a dependent load per node passed at every
+  /// level. The upper levels of p stay as they were: they are only shortcuts,
+  /// and the insert links them by CASes that fail (and search again) when
+  /// they are stale. From the head only when that predecessor was removed
+  /// meanwhile. Same result as find().
+  STM_HD bool find_again_at_level_zero(std::uint32_t key, path& p) const {
+    const list::detail::window w =
+        list::detail::search(t_.level(0), p.pred[0], at_least{key}, retire_at_level_zero{0});
+    if (w.right == node::head) return find(key, p);  // pred[0] was removed under us
+    p.pred[0] = w.left;
+    p.pred_word[0] = w.left_word;
+    p.succ[0] = w.right;
+    p.succ_word[0] = w.right_word;
+    return w.right != node::tail && node::key(w.right_word) == key;
   }
 
   /// Harris' search at every level, top down, each level starting at the
