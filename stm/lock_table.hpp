@@ -157,9 +157,9 @@ inline void require_priorities(std::uint64_t threads) {
 /// launch rethrows; on the GPU the kernel traps and the launch fails
 /// (STM_CUDA_CHECK_LAUNCH; the workloads refuse such a launch beforehand, on
 /// the host, with require_priorities). The device side prints nothing: a printf
-/// is a function call, and one call anywhere in a kernel puts a block-scope
-/// barrier in front of every fence of its commits (results/FINDINGS.md, "The
-/// A/B at 034cfe3").
+/// calls a function outside the kernel, and one such call anywhere in a
+/// kernel puts a block-scope barrier in front of every fence of its commits
+/// (results/FINDINGS.md, "The A/B at 034cfe3").
 STM_HD inline void require_thread_id(std::uint32_t tid) {
   if (tid < lock_word::max_threads) return;
 #if STM_ON_DEVICE
