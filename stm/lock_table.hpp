@@ -33,7 +33,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -152,28 +151,19 @@ inline void require_priorities(std::uint64_t threads) {
                       std::to_string(lock_word::max_threads) + " threads per launch");
 }
 
-namespace detail {
-#if defined(__CUDACC__)
-/// The device side of require_thread_id, out of line: the printf's buffer
-/// stays out of the stack frame of the kernels that construct transactions.
-template <int = 0>
-__device__ __noinline__ void trap_bad_thread_id(std::uint32_t tid) {
-  printf("stm::transaction: thread id %u is not below lock_word::max_threads (%u): PR-STM priorities are 19 bits\n",
-         tid, lock_word::max_threads);
-  __trap();
-}
-#endif
-}  // namespace detail
-
 /// A transaction's logical thread id is its priority, so it must be below
 /// lock_word::max_threads (stm::transaction checks it when it gets one). On
 /// the host (the CPU backend) a larger id throws usage_error, which the
-/// launch rethrows; on the GPU the kernel prints the id and traps, and the
-/// launch fails (STM_CUDA_CHECK_LAUNCH).
+/// launch rethrows; on the GPU the kernel traps and the launch fails
+/// (STM_CUDA_CHECK_LAUNCH; the workloads refuse such a launch beforehand, on
+/// the host, with require_priorities). The device side prints nothing: a printf
+/// calls a function outside the kernel, and one such call anywhere in a
+/// kernel puts a block-scope barrier in front of every fence of its commits
+/// (results/FINDINGS.md, "The A/B at 034cfe3").
 STM_HD inline void require_thread_id(std::uint32_t tid) {
   if (tid < lock_word::max_threads) return;
 #if STM_ON_DEVICE
-  detail::trap_bad_thread_id(tid);
+  __trap();
 #else
   throw usage_error("transaction thread id " + std::to_string(tid) + " is not below lock_word::max_threads (" +
                     std::to_string(lock_word::max_threads) + "): PR-STM priorities are 19 bits");

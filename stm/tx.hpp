@@ -72,8 +72,7 @@ class transaction {
     core_.reset_sets();
     core_.status = tx_status::active;
     core_.attempt = 0;
-    core_.long_tx = 0;
-    if constexpr (Config::escalates) core_.wrote = 0;
+    if constexpr (Config::escalates) core_.long_tx = core_.wrote = 0;
     core_.start_attempt_sync();
     cm_.on_start();
   }

@@ -539,8 +539,10 @@ struct tx_core : tx_recorder<Config> {
 
   /// After a failed attempt, before the next one: remember whether it was long.
   STM_HD void note_attempt_length() {
-    if (n_reads >= Config::escalate_min_reads) long_tx = 1;
-    if (Config::escalates && n_writes != 0) wrote = 1;
+    if constexpr (Config::escalates) {  // the state only escalation reads
+      if (n_reads >= Config::escalate_min_reads) long_tx = 1;
+      if (n_writes != 0) wrote = 1;
+    }
   }
 
   /// Take the escalation token exclusively: once no other transaction holds
