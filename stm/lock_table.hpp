@@ -159,7 +159,7 @@ inline void require_priorities(std::uint64_t threads) {
 /// the host, with require_priorities). The device side prints nothing: a printf
 /// calls a function outside the kernel, and one such call anywhere in a
 /// kernel puts a block-scope barrier in front of every fence of its commits
-/// (results/FINDINGS.md, "The A/B at 034cfe3").
+/// (results/FINDINGS.md, "backoff and gpustm per attempt").
 STM_HD inline void require_thread_id(std::uint32_t tid) {
   if (tid < lock_word::max_threads) return;
 #if STM_ON_DEVICE
