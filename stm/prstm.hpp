@@ -64,9 +64,10 @@ struct tid_rank {
 };
 
 /// PR-STM's commit protocol over a priority rule Rank (tid_rank: the paper's;
-/// an aging rule: cmp/prstm_aging.hpp). Rank::outranks(owner, tid) orders the transactions of
-/// the logical threads running now; the lock word's owner field stays the
-/// thread id, so a thread recognizes its own pre-locks whatever the rule.
+/// an aging rule: cmp/prstm_aging.hpp). Rank::outranks(owner, tid) orders the
+/// transactions of the logical threads running now; the lock word's owner
+/// field stays the thread id, so a thread recognizes its own pre-locks
+/// whatever the rule.
 template <class Rank>
 struct prstm_ranked : manager_base, Rank {
 
@@ -146,7 +147,8 @@ struct prstm_ranked : manager_base, Rank {
   template <class Core>
   STM_HD bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) const {
     namespace lw = lock_word;
-    return lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && this->outranks(lw::owner(cur), tx.tid));
+    return lw::version(cur) != e.version || lw::is_locked(cur) ||
+           (lw::is_prelocked(cur) && this->outranks(lw::owner(cur), tx.tid));
   }
 
   // Step 1 for lock entry e, starting from the observed word `cur`.
@@ -346,5 +348,6 @@ struct prstm_ranked : manager_base, Rank {
 struct prstm : prstm_ranked<tid_rank> {
   static constexpr const char* name = "prstm";
 };
+static_assert(sizeof(prstm) == sizeof(manager_base), "the paper's rule adds no state to the descriptor");
 
 }  // namespace stm

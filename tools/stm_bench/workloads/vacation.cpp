@@ -147,7 +147,7 @@ std::vector<bench::result> run(const bench::options& o) {
       out = run_cpu(c, impl, o.cm, o.tune, o.get("priority"));
     bench::result r = bench::base_result(o, impl == "native" ? "native" : o.cm, c.threads);
     r.str("impl", impl).str("preset", o.get("preset"));
-    r.str("priority", impl == "native" ? "" : o.get("priority"));
+    r.str("priority", impl == "native" || o.cm != stm::cm::prstm::name ? "" : o.get("priority"));  // prstm's only
     r.integer("relations", c.relations).integer("customers", c.customers).integer("queries", c.queries);
     r.integer("query_range", c.query_range).integer("user", c.user).integer("units", c.units);
     r.integer("list_cap", c.list_cap).integer("spacing", c.spacing).integer("hash", c.hash).integer("tpt", c.tpt);
@@ -164,6 +164,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("semantic_conflicts", static_cast<std::int64_t>(sem));
     r.integer("concurrent_aborts", static_cast<std::int64_t>(out.stats.total_aborts() - sem));
     r.aborts(out.stats.aborts);
+    r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
     r.num("abort_rate", out.stats.abort_rate());
     r.integer("reservations", static_cast<std::int64_t>(out.reservations));
     r.integer("launches", static_cast<std::int64_t>(out.launches));
