@@ -8,7 +8,10 @@
 // transaction's manager without depending on this folder: they are documented
 // in stm/manager.hpp (the extension point a user's own manager is written
 // against) and named here under stm::cm as well. PR-STM's priority rule, the
-// default, is stm/prstm.hpp (stm::cm::prstm, cmp/prstm.hpp).
+// default, is stm/prstm.hpp (stm::cm::prstm, cmp/prstm.hpp). cmp/prstm_aging.hpp
+// is prstm with an aging priority; it needs a table of ranks per launch, so
+// the registry does not build it by name (stm_bench's vacation selects it
+// with --priority aging).
 #pragma once
 
 #include "stm/manager.hpp"

@@ -86,6 +86,11 @@
 //       commit ignores the note: its validation looks at the lock words again
 //       and fails on any pre-lock still held then. Without it, never.
 //
+//   STM_HD void on_attempt(std::uint32_t tid, std::uint32_t attempt) const;
+//       Before every attempt, after on_start(), with the attempt's number (0
+//       the first of a transaction): for a manager whose priorities change
+//       between attempts (cmp/prstm_aging.hpp publishes its rank here).
+//
 //   static constexpr std::uint32_t semantic_retries = N;
 //       The transaction table (stm/txtable.hpp) retries a semantic conflict
 //       at once up to N times instead of postponing it.

@@ -5,7 +5,8 @@
 // the other managers (cmp/registry.hpp).
 //
 // Commit protocol of a transaction with priority p (its logical thread id;
-// lower wins):
+// lower wins; prstm_ranked takes the rule as a parameter, and the steps below
+// read "higher priority" through it):
 //   1. tryPreLock: for each lock of the write set, CAS it to pre-locked(p)
 //      unless its version moved, it is final-locked, or a higher priority
 //      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it),
@@ -56,8 +57,19 @@
 
 namespace stm {
 
-struct prstm : manager_base {
-  static constexpr const char* name = "prstm";
+/// The priority rule of prstm: the logical thread id, lower wins (the paper's).
+struct tid_rank {
+  /// The transaction of thread `owner` wins a conflict against that of `tid`.
+  STM_HD static bool outranks(std::uint32_t owner, std::uint32_t tid) { return owner < tid; }
+};
+
+/// PR-STM's commit protocol over a priority rule Rank (tid_rank: the paper's;
+/// an aging rule: cmp/prstm_aging.hpp). Rank::outranks(owner, tid) orders the
+/// transactions of the logical threads running now; the lock word's owner
+/// field stays the thread id, so a thread recognizes its own pre-locks
+/// whatever the rule.
+template <class Rank>
+struct prstm_ranked : manager_base, Rank {
 
   // The paper retries at once. We pause a randomized time that doubles from
   // 32 ns per consecutive abort (manager_tuning::backoff_span_ns), capped at
@@ -124,8 +136,8 @@ struct prstm : manager_base {
   // prelock) instead of pre-locking its other locations and stopping other
   // transactions meanwhile. (A read-only commit ignores the note: it takes no
   // lock and its validation does not look at pre-locks.)
-  STM_HD static bool dooms_read(std::uint32_t word, std::uint32_t tid) {
-    return lock_word::is_prelocked(word) && lock_word::owner(word) < tid;
+  STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const {
+    return lock_word::is_prelocked(word) && this->outranks(lock_word::owner(word), tid);
   }
 
  private:
@@ -133,14 +145,15 @@ struct prstm : manager_base {
   // Step 1 must give up at this word: its version moved since our read, it is
   // final-locked, or a higher priority pre-locked it.
   template <class Core>
-  STM_HD static bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) {
+  STM_HD bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) const {
     namespace lw = lock_word;
-    return lw::version(cur) != e.version || lw::is_locked(cur) || (lw::is_prelocked(cur) && lw::owner(cur) < tx.tid);
+    return lw::version(cur) != e.version || lw::is_locked(cur) ||
+           (lw::is_prelocked(cur) && this->outranks(lw::owner(cur), tx.tid));
   }
 
   // Step 1 for lock entry e, starting from the observed word `cur`.
   template <class Core>
-  STM_HD static bool prelock_one(Core& tx, lock_entry& e, std::uint32_t cur) {
+  STM_HD bool prelock_one(Core& tx, lock_entry& e, std::uint32_t cur) const {
     namespace lw = lock_word;
     const auto word = tx.table.word(e.lock);
     for (;;) {
@@ -167,7 +180,7 @@ struct prstm : manager_base {
   // the general path, which tests each result as it goes, after its first
   // pass.
   template <class Core, class InFlight>
-  STM_HD static bool prelock_all(Core& tx, InFlight&& in_flight) {
+  STM_HD bool prelock_all(Core& tx, InFlight&& in_flight) const {
     namespace lw = lock_word;
     if constexpr (Core::unrolled) {
       constexpr std::uint32_t W = Core::config::max_writes;
@@ -238,13 +251,13 @@ struct prstm : manager_base {
 
   // Step 2 for read entry r, starting from the observed word `cur` and value.
   template <class Core>
-  STM_HD static bool validate_one(Core& tx, read_entry& r, std::uint32_t cur, std::uint64_t value) {
+  STM_HD bool validate_one(Core& tx, read_entry& r, std::uint32_t cur, std::uint64_t value) const {
     namespace lw = lock_word;
     const auto word = tx.table.word(r.lock);
     for (;;) {
       if (lw::version(cur) != r.version() || lw::is_locked(cur) || value != r.value) return false;
       if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid) return true;
-      if (lw::owner(cur) < tx.tid) return false;  // a higher priority will write it
+      if (this->outranks(lw::owner(cur), tx.tid)) return false;  // a higher priority will write it
       if (word.compare_exchange_weak(cur, lw::make_prelocked(r.version(), tx.tid), memory_order_relaxed)) {
         r.stolen = 1;  // its lower-priority writer now fails its final lock
         ++tx.counters.steals;
@@ -256,7 +269,7 @@ struct prstm : manager_base {
 
   // Step 2 for the reads we do not write (covered reads: see below).
   template <class Core>
-  STM_HD static bool validate_uncovered(Core& tx) {
+  STM_HD bool validate_uncovered(Core& tx) const {
     return Core::template each<Core::config::max_reads>(tx.n_reads, [&](std::uint32_t i) {
       auto& r = tx.reads[i];
       return r.covered ||
@@ -330,5 +343,11 @@ struct prstm : manager_base {
     return locked && values_ok;
   }
 };
+
+/// PR-STM with the paper's rule: the logical thread id is the priority.
+struct prstm : prstm_ranked<tid_rank> {
+  static constexpr const char* name = "prstm";
+};
+static_assert(sizeof(prstm) == sizeof(manager_base), "the paper's rule adds no state to the descriptor");
 
 }  // namespace stm

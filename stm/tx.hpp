@@ -75,6 +75,7 @@ class transaction {
     if constexpr (Config::escalates) core_.long_tx = core_.wrote = 0;
     core_.start_attempt_sync();
     cm_.on_start();
+    detail::on_attempt(cm_, core_.tid, core_.attempt);
   }
 
   /// Read *addr. On a conflict the attempt is aborted and T{} returned
@@ -193,6 +194,7 @@ class transaction {
     core_.status = tx_status::active;
     core_.start_attempt_sync();
     cm_.on_start();
+    detail::on_attempt(cm_, core_.tid, core_.attempt);
   }
 
   CM cm_;

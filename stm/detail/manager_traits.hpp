@@ -39,6 +39,18 @@ STM_HD bool dooms_read(const CM& cm, std::uint32_t word, std::uint32_t tid) {
   else return false;
 }
 
+/// cm.on_attempt(tid, attempt): called before every attempt of a transaction
+/// (attempt 0 the first), for a manager whose priorities change between
+/// attempts (cmp/prstm_aging.hpp); nothing for the others.
+template <class CM, class = void>
+struct has_on_attempt : std::false_type {};
+template <class CM>
+struct has_on_attempt<CM, std::void_t<decltype(std::declval<const CM&>().on_attempt(0u, 0u))>> : std::true_type {};
+template <class CM>
+STM_HD void on_attempt(const CM& cm, std::uint32_t tid, std::uint32_t attempt) {
+  if constexpr (has_on_attempt<CM>::value) cm.on_attempt(tid, attempt);
+}
+
 /// CM::semantic_retries, or 0 (postpone semantic conflicts: PR-STM's rule).
 template <class CM, class = void>
 struct semantic_retries_of {

@@ -341,7 +341,7 @@ const std::vector<args_t>& table() {
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname", "--keys", "10"},
       {"--workload", "list", "--nodes-file", "/etc/hostname", "--ops-file", "/etc/hostname"},  // not a seed file
       // vacation: --preset, --relations, --customers, --queries, --query-range, --user, --units, --list-cap,
-      // --spacing (and its own --tpt, --semantic, --read-only, --presort, --max-postpones, --impl)
+      // --spacing (and its own --tpt, --semantic, --read-only, --presort, --max-postpones, --priority, --impl)
       {"--workload", "vacation", "--preset", "medium"},
       {"--workload", "vacation", "--preset", ""},
       {"--workload", "vacation", "--relations", "0"},
@@ -366,6 +366,11 @@ const std::vector<args_t>& table() {
       {"--workload", "vacation", "--relations", "16777216", "--customers", "16777216", "--spacing", "4096"},  // 824 GB
       {"--workload", "vacation", "--relations", "4194304", "--spacing", "256"},  // above 2^31 words of tables
       {"--workload", "vacation", "--tpt", "1", "--semantic", "50"},            // a pair needs two update entries
+      {"--workload", "vacation", "--priority", "age"},
+      {"--workload", "vacation", "--priority", ""},
+      {"--workload", "vacation", "--cm", "backoff", "--priority", "aging"},  // the aging rule is prstm's
+      {"--workload", "vacation", "--impl", "native", "--priority", "aging"},
+      {"--workload", "vacation", "--impl", "native", "--priority", "tid"},  // the native baseline has no priorities
       // kmeans: --points, --clusters, --iterations, --block
       {"--workload", "kmeans", "--impl", "tx-block", "--block", "100"},  // not a multiple of 32
       {"--workload", "kmeans", "--impl", "tx-block", "--block", "0"},

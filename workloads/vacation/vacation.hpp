@@ -106,6 +106,13 @@ struct outcome {
   std::uint64_t semantic_capable = 0;  // books of pairs
   std::uint32_t semantic_items = 0, pairs_per_thread = 0, semantic_retries = 0;
   std::uint64_t reservations = 0;      // reservations held at the end (lists and holders)
+  // Spread of the blocks' drain times (block t: thread t's transactions),
+  // summed over the launches: median, slowest, and the means over the blocks
+  // of the lowest and of the highest tenth of the thread ids (under a
+  // priority that is the thread id, the high ids lose every conflict).
+  double thread_seconds_p50 = 0, thread_seconds_max = 0, thread_seconds_low_ids = 0, thread_seconds_high_ids = 0;
+  // The mean pause those two tenths asked for (aborts' and idle passes').
+  double pause_seconds_low_ids = 0, pause_seconds_high_ids = 0;
   bool verified = false;
   std::string message;
   std::vector<int> state;              // the final arena, with config::keep_state
@@ -364,6 +371,38 @@ struct count_kernel {
   }
 };
 
+/// drain_blocks' report of a finished block t: its drain time (times[t]) and
+/// the pauses it asked for (times[threads + t]), in ns.
+struct block_time {
+  unsigned long long* times;
+  std::uint32_t threads;
+  STM_HD void operator()(std::uint32_t t, const stm::txtable_drain_times& d) const {
+    times[t] = d.ns;
+    times[std::uint64_t(threads) + t] = d.pause_ns;
+  }
+};
+
+/// Adds one launch's spread of the blocks' drain times (outcome's fields);
+/// tt: block_time's array.
+inline void add_block_times(outcome& out, std::vector<unsigned long long> tt) {
+  const std::size_t n = tt.size() / 2;
+  if (n == 0) return;
+  const std::size_t tenth = std::max<std::size_t>(1, n / 10);
+  auto mean = [&](std::size_t from) {
+    double s = 0;
+    for (std::size_t i = from; i < from + tenth; ++i) s += double(tt[i]);
+    return s / double(tenth) * 1e-9;
+  };
+  out.thread_seconds_low_ids += mean(0);
+  out.thread_seconds_high_ids += mean(n - tenth);
+  out.pause_seconds_low_ids += mean(n);
+  out.pause_seconds_high_ids += mean(2 * n - tenth);
+  const auto ns = tt.begin(), end = tt.begin() + static_cast<std::ptrdiff_t>(n);
+  std::nth_element(ns, ns + static_cast<std::ptrdiff_t>(n / 2), end);
+  out.thread_seconds_p50 += double(ns[static_cast<std::ptrdiff_t>(n / 2)]) * 1e-9;
+  out.thread_seconds_max += double(*std::max_element(ns, end)) * 1e-9;
+}
+
 /// Algorithm 3 over the vacation table, STM bodies.
 template <class CM, class Cfg>
 struct drain_kernel {
@@ -374,11 +413,12 @@ struct drain_kernel {
   stm::txtable_policy policy;
   layout L;
   stm::txtable_blocks blocks;
+  unsigned long long* times;  // block_time's array
   STM_HD void operator()(std::uint32_t worker) const {
     stm::transaction<CM, Cfg> tx(locks, worker, cm);
     const layout lay = L;
     auto run = [&tx, &lay](const vtx& e) { attempt(tx, lay, e); };
-    table.drain_blocks(tx, run, policy, worker, blocks, [](std::uint32_t, const stm::txtable_drain_times&) {});
+    table.drain_blocks(tx, run, policy, worker, blocks, block_time{times, table.threads});
     stats.add(tx.counters());
   }
 };
@@ -391,19 +431,20 @@ struct native_drain_kernel {
   layout L;
   std::uint32_t* record_locks;
   stm::txtable_blocks blocks;
+  unsigned long long* times;
   STM_HD void operator()(std::uint32_t worker) const {
     native_tx tx;
     tx.tid = worker;
     const layout lay = L;
     std::uint32_t* const rl = record_locks;
     auto run = [&tx, &lay, rl](const vtx& e) { native_attempt(tx, lay, rl, e); };
-    table.drain_blocks(tx, run, policy, worker, blocks, [](std::uint32_t, const stm::txtable_drain_times&) {});
+    table.drain_blocks(tx, run, policy, worker, blocks, block_time{times, table.threads});
     stats.add(tx.counters());
   }
 };
 
-/// One run: set up, launch until done, verify. make(L, table, handed, workers)
-/// gives the drain kernel; locks_free() says whether every lock is free after.
+/// One run: set up, launch until done, verify. make(L, table, policy, handed,
+/// times) gives the drain kernel; locks_free() says whether every lock is free after.
 template <class Exec, class Make, class LocksFree>
 outcome run_with(const config& c, std::uint32_t semantic_retries, const layout& shape, stm::buffer<int>& arena,
                  stm::stats_block& stats, Make&& make, LocksFree&& locks_free, void (*on_progress)(double)) {
@@ -421,10 +462,11 @@ outcome run_with(const config& c, std::uint32_t semantic_retries, const layout& 
   stm::txtable<vtx> table(where, c.threads, c.tpt);
   stm::buffer<long long> per_thread(where, c.threads);
   stm::buffer<std::uint32_t> handed(where, 1);
+  stm::buffer<unsigned long long> times(where, 2ull * c.threads);
   stm::txtable_policy policy = c.policy;
   policy.semantic_retries = semantic_retries;
   generate_kernel gen{table.data(), L, c.threads, c.tpt, c.user, c.queries, mix_of(c), 0};
-  auto k = make(L, table.ref(), policy, handed.data());
+  auto k = make(L, table.ref(), policy, handed.data(), times.data());
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
@@ -434,6 +476,7 @@ outcome run_with(const config& c, std::uint32_t semantic_retries, const layout& 
     out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), c.threads));
     handed.fill(0);
     out.seconds += Exec::run(k.blocks.workers, k);
+    add_block_times(out, times.to_vector());  // not timed
     const stm::txtable_audit a = table.template audit<Exec>(no_value{});
     out.table.committed += a.committed;
     out.table.unresolved += a.unresolved;
@@ -478,9 +521,10 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
   stm::lock_table locks(Exec::where, num_locks, arena.data(), 4ull * c.hash,
                         stm::lock_table::auto_spread(num_locks));
   stm::stats_block stats(Exec::where);
-  auto make = [&](const layout& L, stm::txtable_ref<vtx> t, const stm::txtable_policy& p, std::uint32_t* handed) {
+  auto make = [&](const layout& L, stm::txtable_ref<vtx> t, const stm::txtable_policy& p, std::uint32_t* handed,
+                  unsigned long long* times) {
     const std::uint32_t drainers = Exec::template resident<detail::drain_kernel<CM, Cfg>>(c.threads);
-    return detail::drain_kernel<CM, Cfg>{cm, locks.ref(), stats.ref(), t, p, L, stm::txtable_blocks{handed, drainers}};
+    return detail::drain_kernel<CM, Cfg>{cm, locks.ref(), stats.ref(), t, p, L, stm::txtable_blocks{handed, drainers}, times};
   };
   auto free_locks = [&] {
     for (std::uint32_t w : locks.snapshot())
@@ -499,9 +543,10 @@ outcome run_native(const config& c, void (*on_progress)(double) = nullptr) {
   stm::buffer<int> arena(Exec::where, shape.words());
   stm::buffer<std::uint32_t> record_locks(Exec::where, std::uint64_t(shape.items()) + shape.customers + shape.holders);
   stm::stats_block stats(Exec::where);
-  auto make = [&](const layout& L, stm::txtable_ref<vtx> t, const stm::txtable_policy& p, std::uint32_t* handed) {
+  auto make = [&](const layout& L, stm::txtable_ref<vtx> t, const stm::txtable_policy& p, std::uint32_t* handed,
+                  unsigned long long* times) {
     const std::uint32_t drainers = Exec::template resident<detail::native_drain_kernel>(c.threads);
-    return detail::native_drain_kernel{stats.ref(), t, p, L, record_locks.data(), stm::txtable_blocks{handed, drainers}};
+    return detail::native_drain_kernel{stats.ref(), t, p, L, record_locks.data(), stm::txtable_blocks{handed, drainers}, times};
   };
   auto free_locks = [&] {
     for (std::uint32_t w : record_locks.to_vector())

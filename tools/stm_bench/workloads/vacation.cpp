@@ -17,11 +17,16 @@
 //          tpt / 2,000 on average), not the paper's 150; cars and flights,
 //          which only queries read then, have 150 units each
 // An option given explicitly wins over the preset.
+//
+// --priority aging runs prstm with the aging priority of cmp/prstm_aging.hpp
+// (consecutive aborts first, then the thread id) instead of the paper's thread
+// id, in the same binary, for an A/B at one point.
 #include "vacation.hpp"
 
 #include <algorithm>
 
 #include "bench.hpp"
+#include "cmp/prstm_aging.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.hpp"
 
@@ -29,9 +34,14 @@ namespace bench_vacation {
 
 namespace vac = stm::workloads::vacation;
 
-vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::cm::tuning& tune) {
+vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::cm::tuning& tune,
+                     const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return vac::run_native<stm::cpu_exec>(c, progress);
+  if (priority == "aging") {
+    const stm::cm::rank_table ranks(stm::backend::cpu, c.threads);
+    return vac::run<stm::cpu_exec>(c, ranks.bind(stm::cm::with_tuning<stm::cm::prstm_aging>(tune)), progress);
+  }
   return stm::cm::dispatch(cm, tune, [&](auto m) { return vac::run<stm::cpu_exec>(c, m, progress); });
 }
 
@@ -86,8 +96,10 @@ vac::config make_config(const bench::options& o) {
   c.seed = o.seed;
   const auto impls = impls_of(o);
   if (impls.size() == 1 && impls[0] == "native")  // the native baseline takes per-record locks: no STM
-    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
       o.refuse(name, "applies to the STM only (--impl tx or all)");
+  if (o.get("priority") != "tid" && o.cm != stm::cm::prstm::name)
+    throw stm::usage_error("--priority " + o.get("priority") + " applies to --cm prstm only, got --cm " + o.cm);
   return c;
 }
 
@@ -115,9 +127,10 @@ bench::resources estimate(const bench::options& o) {
   r.device_bytes = bench::bytes({{words, 4},
                                  {locks},
                                  {c.threads, c.tpt, sizeof(vac::vtx) + 4},
-                                 {c.threads, 5 * 8 + 8},
+                                 {c.threads, 5 * 8 + 8 + 16 + 4},
                                  {1 << 20}});
-  r.host_bytes = bench::bytes({{words, 4}, {L.items(), 16}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u}});
+  r.host_bytes = bench::bytes({{words, 4}, {L.items(), 16}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u},
+                               {c.threads, 16}});
   r.lower = "--relations, --customers, --spacing, --threads or --tpt";
   return r;
 }
@@ -128,12 +141,13 @@ std::vector<bench::result> run(const bench::options& o) {
   for (const auto& impl : impls_of(o)) {
     vac::outcome out;
 #if STM_WITH_CUDA
-    if (o.backend == stm::backend::gpu) out = run_gpu(c, impl, o.cm, o.tune);
+    if (o.backend == stm::backend::gpu) out = run_gpu(c, impl, o.cm, o.tune, o.get("priority"));
     else
 #endif
-      out = run_cpu(c, impl, o.cm, o.tune);
+      out = run_cpu(c, impl, o.cm, o.tune, o.get("priority"));
     bench::result r = bench::base_result(o, impl == "native" ? "native" : o.cm, c.threads);
     r.str("impl", impl).str("preset", o.get("preset"));
+    r.str("priority", impl == "native" || o.cm != stm::cm::prstm::name ? "" : o.get("priority"));  // prstm's only
     r.integer("relations", c.relations).integer("customers", c.customers).integer("queries", c.queries);
     r.integer("query_range", c.query_range).integer("user", c.user).integer("units", c.units);
     r.integer("list_cap", c.list_cap).integer("spacing", c.spacing).integer("hash", c.hash).integer("tpt", c.tpt);
@@ -150,9 +164,15 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("semantic_conflicts", static_cast<std::int64_t>(sem));
     r.integer("concurrent_aborts", static_cast<std::int64_t>(out.stats.total_aborts() - sem));
     r.aborts(out.stats.aborts);
+    r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
     r.num("abort_rate", out.stats.abort_rate());
     r.integer("reservations", static_cast<std::int64_t>(out.reservations));
     r.integer("launches", static_cast<std::int64_t>(out.launches));
+    // The blocks' drain times (block t: thread t's transactions): the tail,
+    // and the lowest against the highest tenth of the thread ids.
+    r.num("thread_time_p50", out.thread_seconds_p50).num("thread_time_max", out.thread_seconds_max);
+    r.num("thread_time_low_ids", out.thread_seconds_low_ids).num("thread_time_high_ids", out.thread_seconds_high_ids);
+    r.num("pause_low_ids", out.pause_seconds_low_ids).num("pause_high_ids", out.pause_seconds_high_ids);
     r.measured(double(out.stats.commits), out.seconds, out.verified,
                impl + ": " + std::to_string(out.table.committed_after_conflict) +
                    " transactions postponed then committed, " + std::to_string(out.table.unresolved) +
@@ -183,6 +203,9 @@ bench::registrar reg({"vacation",
                        bench::toggle("presort", "cancels before books in each thread's block: no semantic conflict can occur"),
                        bench::integer("max-postpones", "", 1, stm::txstate::max_conflicts,
                                       "semantic conflicts before a transaction is reported unresolved (default 4096)"),
+                       bench::choice("priority", "tid", {"tid", "aging"},
+                                     "prstm's priority: tid, the thread id (the paper's); aging, consecutive aborts "
+                                     "first, then the thread id (cmp/prstm_aging.hpp)"),
                        bench::choice("impl", "tx", {"tx", "native", "all"},
                                      "tx: the STM; native: per-record try-locks; all: both in one run"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),

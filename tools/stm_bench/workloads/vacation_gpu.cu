@@ -1,14 +1,21 @@
 // GPU side of stm_bench's vacation workload.
 #include "vacation.hpp"
 #include "bench.hpp"
+#include "cmp/prstm_aging.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.cuh"
 
 namespace bench_vacation {
 stm::workloads::vacation::outcome run_gpu(const stm::workloads::vacation::config& c, const std::string& impl,
-                                          const std::string& cm, const stm::cm::tuning& tune) {
+                                          const std::string& cm, const stm::cm::tuning& tune,
+                                          const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return stm::workloads::vacation::run_native<stm::gpu_exec>(c, progress);
+  if (priority == "aging") {
+    const stm::cm::rank_table ranks(stm::backend::gpu, c.threads);
+    return stm::workloads::vacation::run<stm::gpu_exec>(c, ranks.bind(stm::cm::with_tuning<stm::cm::prstm_aging>(tune)),
+                                                        progress);
+  }
   return stm::cm::dispatch(cm, tune, [&](auto m) { return stm::workloads::vacation::run<stm::gpu_exec>(c, m, progress); });
 }
 }  // namespace bench_vacation
