@@ -402,7 +402,7 @@ const std::vector<args_t>& table() {
       {"--workload", "graph", "--impl", "native", "--cm-backoff", "100"},
       {"--workload", "graph", "--threads", "600000", "--impl", "tx"},
       {"--workload", "graph", "--points", "10"},
-      // skiplist: --keys, --range, --levels, --mix, --read-only, --pool, the common options it declares
+      // skiplist: --keys, --range, --levels, --mix, --read-only, --pool, --priority, the common options it declares
       {"--workload", "skiplist", "--keys", "0"},
       {"--workload", "skiplist", "--keys", "268435457"},
       {"--workload", "skiplist", "--keys", "200000000"},  // --range auto: 2 x keys above 2^28
@@ -419,6 +419,9 @@ const std::vector<args_t>& table() {
       {"--workload", "skiplist", "--read-only", "150"},
       {"--workload", "skiplist", "--read-only", "nan"},
       {"--workload", "skiplist", "--read-only", "50", "--mix", "0/0/100"},  // nothing to split
+      {"--workload", "skiplist", "--priority", "age"},
+      {"--workload", "skiplist", "--cm", "gpustm", "--priority", "aging"},  // the aging rule is prstm's
+      {"--workload", "skiplist", "--impl", "native", "--priority", "aging"},
       {"--workload", "skiplist", "--pool", "0"},
       {"--workload", "skiplist", "--pool", "10"},  // below --keys
       {"--workload", "skiplist", "--pool", "1073741822"},

@@ -51,4 +51,12 @@ elif ! grep -q '"impl": "tx-full".*"verified": true' "$tmp/out"; then
 else
   echo "ok: --impl tx-full (the full-path search) verified"
 fi
+if ! "$bench" --workload skiplist --backend cpu --impl tx --cm prstm --priority aging --keys 1000 --ops 5000 --threads 8 \
+    --warmup 0 --format json >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: the --priority aging run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif ! grep -q '"priority": "aging".*"verified": true' "$tmp/out"; then
+  echo "FAIL: expected a verified row under the aging priority"; cat "$tmp/out"; fail=1
+else
+  echo "ok: --priority aging (prstm) verified"
+fi
 exit $fail

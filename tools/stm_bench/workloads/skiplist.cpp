@@ -3,12 +3,12 @@
 // lock-free one (--impl native), side by side with --impl all
 // (workloads/skiplist/skiplist.hpp); --impl tx-full runs the transactional
 // one with its full-path search, for comparison with the window search.
+// --priority aging runs prstm with the aging priority (priority.hpp).
 #include "workloads/skiplist/skiplist.hpp"
 
 #include <algorithm>
 
-#include "bench.hpp"
-#include "cmp/registry.hpp"
+#include "priority.hpp"
 #include "stm/launch.hpp"
 
 namespace bench_skiplist {
@@ -16,7 +16,8 @@ namespace bench_skiplist {
 namespace wl = stm::workloads::skiplist;
 
 #if STM_WITH_CUDA
-wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::cm::tuning& tune);
+wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const std::string& priority,
+                    const stm::cm::tuning& tune);
 #endif
 
 namespace {
@@ -60,8 +61,9 @@ wl::config make_config(const bench::options& o) {
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
   const auto im = impls(o);
   if (std::none_of(im.begin(), im.end(), wl::transactional))
-    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash"})
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
       o.refuse(name, "applies to the transactional skiplist only (--impl tx, tx-full or all)");
+  bench::check_priority(o);
   wl::check(c);
   return c;
 }
@@ -102,10 +104,10 @@ std::vector<bench::result> run(const bench::options& o) {
   for (const wl::impl which : impls(o)) {
     wl::outcome out;
 #if STM_WITH_CUDA
-    if (o.backend == stm::backend::gpu) out = run_gpu(c, which, o.cm, o.tune);
+    if (o.backend == stm::backend::gpu) out = run_gpu(c, which, o.cm, o.get("priority"), o.tune);
     else
 #endif
-      out = stm::cm::dispatch(o.cm, o.tune, [&](auto m) {
+      out = bench::with_manager(o.cm, o.get("priority"), o.tune, stm::backend::cpu, c.threads, [&](auto m) {
         return wl::run<stm::cpu_exec>(c, which, m, [](double f) { bench::progress("skiplist", f); });
       });
     const bool tx = wl::transactional(which);
@@ -113,6 +115,7 @@ std::vector<bench::result> run(const bench::options& o) {
     // (base_result keys this workload by cm); "impl" names the variant.
     bench::result r = bench::base_result(o, tx ? o.cm : "native", c.threads);
     r.str("impl", wl::impl_name(which));
+    r.str("priority", tx && o.cm == stm::cm::prstm::name ? o.get("priority") : "");  // prstm's only
     r.str("mode", c.seconds > 0 ? "timed" : "ops");
     r.integer("keys", c.keys).integer("range", c.range).integer("levels", c.levels).str("mix", o.get("mix"));
     r.num("insert", c.insert).num("remove", c.remove).num("read_only", 100 - c.insert - c.remove);
@@ -155,7 +158,8 @@ bench::registrar reg({"skiplist",
                                      "tx (the transactional skiplist), native (lock-free) or all (both); tx-full: "
                                      "tx with every word a search passes read through the transaction"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
-                       bench::common("hash"), bench::common("seconds"), bench::common("seed")},
+                       bench::common("hash"), bench::priority_option(), bench::common("seconds"),
+                       bench::common("seed")},
                       validate,
                       run,
                       estimate});

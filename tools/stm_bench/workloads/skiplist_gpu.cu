@@ -1,13 +1,13 @@
 // GPU side of stm_bench's skiplist workload.
-#include "bench.hpp"
-#include "cmp/registry.hpp"
+#include "priority.hpp"
 #include "stm/launch.cuh"
 #include "workloads/skiplist/skiplist.hpp"
 
 namespace bench_skiplist {
 namespace wl = stm::workloads::skiplist;
-wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::cm::tuning& tune) {
-  return stm::cm::dispatch(cm, tune, [&](auto m) {
+wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const std::string& priority,
+                    const stm::cm::tuning& tune) {
+  return bench::with_manager(cm, priority, tune, stm::backend::gpu, c.threads, [&](auto m) {
     return wl::run<stm::gpu_exec>(c, which, m, [](double f) { bench::progress("skiplist", f); });
   });
 }

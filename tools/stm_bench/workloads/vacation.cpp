@@ -26,8 +26,7 @@
 #include <algorithm>
 
 #include "bench.hpp"
-#include "cmp/prstm_aging.hpp"
-#include "cmp/registry.hpp"
+#include "priority.hpp"
 #include "stm/launch.hpp"
 
 namespace bench_vacation {
@@ -38,11 +37,8 @@ vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::s
                      const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return vac::run_native<stm::cpu_exec>(c, progress);
-  if (priority == "aging") {
-    const stm::cm::rank_table ranks(stm::backend::cpu, c.threads);
-    return vac::run<stm::cpu_exec>(c, ranks.bind(stm::cm::with_tuning<stm::cm::prstm_aging>(tune)), progress);
-  }
-  return stm::cm::dispatch(cm, tune, [&](auto m) { return vac::run<stm::cpu_exec>(c, m, progress); });
+  return bench::with_manager(cm, priority, tune, stm::backend::cpu, c.threads,
+                             [&](auto m) { return vac::run<stm::cpu_exec>(c, m, progress); });
 }
 
 namespace {
@@ -98,8 +94,7 @@ vac::config make_config(const bench::options& o) {
   if (impls.size() == 1 && impls[0] == "native")  // the native baseline takes per-record locks: no STM
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
       o.refuse(name, "applies to the STM only (--impl tx or all)");
-  if (o.get("priority") != "tid" && o.cm != stm::cm::prstm::name)
-    throw stm::usage_error("--priority " + o.get("priority") + " applies to --cm prstm only, got --cm " + o.cm);
+  bench::check_priority(o);
   return c;
 }
 
@@ -203,9 +198,7 @@ bench::registrar reg({"vacation",
                        bench::toggle("presort", "cancels before books in each thread's block: no semantic conflict can occur"),
                        bench::integer("max-postpones", "", 1, stm::txstate::max_conflicts,
                                       "semantic conflicts before a transaction is reported unresolved (default 4096)"),
-                       bench::choice("priority", "tid", {"tid", "aging"},
-                                     "prstm's priority: tid, the thread id (the paper's); aging, consecutive aborts "
-                                     "first, then the thread id (cmp/prstm_aging.hpp)"),
+                       bench::priority_option(),
                        bench::choice("impl", "tx", {"tx", "native", "all"},
                                      "tx: the STM; native: per-record try-locks; all: both in one run"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),

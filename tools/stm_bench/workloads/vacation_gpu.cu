@@ -1,8 +1,6 @@
 // GPU side of stm_bench's vacation workload.
 #include "vacation.hpp"
-#include "bench.hpp"
-#include "cmp/prstm_aging.hpp"
-#include "cmp/registry.hpp"
+#include "priority.hpp"
 #include "stm/launch.cuh"
 
 namespace bench_vacation {
@@ -11,11 +9,7 @@ stm::workloads::vacation::outcome run_gpu(const stm::workloads::vacation::config
                                           const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return stm::workloads::vacation::run_native<stm::gpu_exec>(c, progress);
-  if (priority == "aging") {
-    const stm::cm::rank_table ranks(stm::backend::gpu, c.threads);
-    return stm::workloads::vacation::run<stm::gpu_exec>(c, ranks.bind(stm::cm::with_tuning<stm::cm::prstm_aging>(tune)),
-                                                        progress);
-  }
-  return stm::cm::dispatch(cm, tune, [&](auto m) { return stm::workloads::vacation::run<stm::gpu_exec>(c, m, progress); });
+  return bench::with_manager(cm, priority, tune, stm::backend::gpu, c.threads,
+                             [&](auto m) { return stm::workloads::vacation::run<stm::gpu_exec>(c, m, progress); });
 }
 }  // namespace bench_vacation
