@@ -10,8 +10,8 @@
 // against) and named here under stm::cm as well. PR-STM's priority rule, the
 // default, is stm/prstm.hpp (stm::cm::prstm, cmp/prstm.hpp). cmp/prstm_aging.hpp
 // is prstm with an aging priority; it needs a table of ranks per launch, so
-// the registry does not build it by name (stm_bench's vacation selects it
-// with --priority aging).
+// the registry does not build it by name (stm_bench's vacation and skiplist
+// select it with --priority aging, tools/stm_bench/priority.hpp).
 #pragma once
 
 #include "stm/manager.hpp"

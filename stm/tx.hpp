@@ -68,14 +68,9 @@ class transaction {
 
   /// Start a new transaction (resets the attempt count).
   STM_HD void begin() {
-    core_.leave_escalation();
-    core_.reset_sets();
-    core_.status = tx_status::active;
     core_.attempt = 0;
     if constexpr (Config::escalates) core_.long_tx = core_.wrote = 0;
-    core_.start_attempt_sync();
-    cm_.on_start();
-    detail::on_attempt(cm_, core_.tid, core_.attempt);
+    open_attempt();
   }
 
   /// Read *addr. On a conflict the attempt is aborted and T{} returned
@@ -189,6 +184,10 @@ class transaction {
   STM_HD void next_attempt() {
     ++core_.attempt;
     core_.note_attempt_length();
+    open_attempt();
+  }
+  /// Attempt core_.attempt begins: empty sets, the manager told.
+  STM_HD void open_attempt() {
     core_.leave_escalation();
     core_.reset_sets();
     core_.status = tx_status::active;

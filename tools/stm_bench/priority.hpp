@@ -27,6 +27,12 @@ inline void check_priority(const options& o) {
     throw stm::usage_error("--priority " + o.get("priority") + " applies to --cm prstm only, got --cm " + o.cm);
 }
 
+/// A result's "priority" field: --priority on a transactional row under
+/// prstm, empty on the others (no priority rule to name).
+inline std::string priority_field(const options& o, bool transactional) {
+  return transactional && o.cm == stm::cm::prstm::name ? o.get("priority") : "";
+}
+
 /// f(manager): the manager --cm names, or, under --priority aging, prstm_aging
 /// over a rank table of `threads` logical threads on `where` (alive for the call).
 template <class F>

@@ -74,6 +74,7 @@
 #include "stm/stats.hpp"
 #include "stm/tx_macros.hpp"
 #include "stm/txtable.hpp"
+#include "workloads/detail/spread.hpp"
 
 namespace stm::workloads::bank {
 
@@ -537,9 +538,9 @@ inline void add_thread_times(outcome& out, const std::vector<thread_times>& tt) 
     if (tt[i].ticks > 0) attempts += double(tt[i].attempt_ticks) * double(tt[i].ns) / double(tt[i].ticks);
     pauses += double(tt[i].pause_ns);
   }
-  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
-  out.thread_seconds_p50 += double(ns[ns.size() / 2]) * 1e-9;
-  out.thread_seconds_max += double(*std::max_element(ns.begin(), ns.end())) * 1e-9;
+  const stm::workloads::detail::median_max s = stm::workloads::detail::median_and_max_seconds(ns.begin(), ns.end());
+  out.thread_seconds_p50 += s.p50;
+  out.thread_seconds_max += s.max;
   out.thread_seconds_mean += total / double(tt.size()) * 1e-9;
   out.thread_seconds_total += total * 1e-9;
   out.attempt_seconds += attempts * 1e-9;

@@ -65,6 +65,7 @@
 #include "stm/lock_table.hpp"
 #include "stm/stats.hpp"
 #include "stm/txtable.hpp"
+#include "workloads/detail/spread.hpp"
 #include "workloads/vacation/detail/model.hpp"
 #include "workloads/vacation/detail/native.hpp"
 #include "workloads/vacation/detail/tx_bodies.hpp"
@@ -397,10 +398,10 @@ inline void add_block_times(outcome& out, std::vector<unsigned long long> tt) {
   out.thread_seconds_high_ids += mean(n - tenth);
   out.pause_seconds_low_ids += mean(n);
   out.pause_seconds_high_ids += mean(2 * n - tenth);
-  const auto ns = tt.begin(), end = tt.begin() + static_cast<std::ptrdiff_t>(n);
-  std::nth_element(ns, ns + static_cast<std::ptrdiff_t>(n / 2), end);
-  out.thread_seconds_p50 += double(ns[static_cast<std::ptrdiff_t>(n / 2)]) * 1e-9;
-  out.thread_seconds_max += double(*std::max_element(ns, end)) * 1e-9;
+  const stm::workloads::detail::median_max s =
+      stm::workloads::detail::median_and_max_seconds(tt.begin(), tt.begin() + static_cast<std::ptrdiff_t>(n));
+  out.thread_seconds_p50 += s.p50;
+  out.thread_seconds_max += s.max;
 }
 
 /// Algorithm 3 over the vacation table, STM bodies.

@@ -115,7 +115,7 @@ std::vector<bench::result> run(const bench::options& o) {
     // (base_result keys this workload by cm); "impl" names the variant.
     bench::result r = bench::base_result(o, tx ? o.cm : "native", c.threads);
     r.str("impl", wl::impl_name(which));
-    r.str("priority", tx && o.cm == stm::cm::prstm::name ? o.get("priority") : "");  // prstm's only
+    r.str("priority", bench::priority_field(o, tx));
     r.str("mode", c.seconds > 0 ? "timed" : "ops");
     r.integer("keys", c.keys).integer("range", c.range).integer("levels", c.levels).str("mix", o.get("mix"));
     r.num("insert", c.insert).num("remove", c.remove).num("read_only", 100 - c.insert - c.remove);

@@ -142,7 +142,7 @@ std::vector<bench::result> run(const bench::options& o) {
       out = run_cpu(c, impl, o.cm, o.tune, o.get("priority"));
     bench::result r = bench::base_result(o, impl == "native" ? "native" : o.cm, c.threads);
     r.str("impl", impl).str("preset", o.get("preset"));
-    r.str("priority", impl == "native" || o.cm != stm::cm::prstm::name ? "" : o.get("priority"));  // prstm's only
+    r.str("priority", bench::priority_field(o, impl != "native"));
     r.integer("relations", c.relations).integer("customers", c.customers).integer("queries", c.queries);
     r.integer("query_range", c.query_range).integer("user", c.user).integer("units", c.units);
     r.integer("list_cap", c.list_cap).integer("spacing", c.spacing).integer("hash", c.hash).integer("tpt", c.tpt);
