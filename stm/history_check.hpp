@@ -379,7 +379,32 @@ class history_checker {
           << "), the second overwrote that value";
       o << "\n";
     }
+    // Each transaction on the cycle with all its accesses: which reads were
+    // validated together, and whether it was read-only.
+    for (const edge* e : cycle) o << "  " << name(e->to) << ": " << accesses(e->to) << "\n";
     fail_with(o.str());
+  }
+
+  // "reads a = v (sequence s), ...; writes a = v (sequence s), ..." of one node.
+  std::string accesses(std::uint32_t node) const {
+    const history_attempt& a = attempt(node);
+    std::ostringstream o;
+    auto list = [&](std::uint64_t first, std::uint32_t n) {
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const history_op& x = op(first + i);
+        o << (i ? ", " : "") << hex(x.addr) << " = " << hex(x.value) << " (sequence "
+          << (x.seq & ~history_op::uncertain_bit) << ((x.seq & history_op::uncertain_bit) ? ", uncertain" : "") << ")";
+      }
+    };
+    const std::uint64_t base = op_base(node);
+    o << "reads ";
+    list(base, a.n_reads);
+    if (a.n_writes == 0) o << "; read-only";
+    else {
+      o << "; writes ";
+      list(base + a.n_reads, a.n_writes);
+    }
+    return o.str();
   }
 
   const recorded_history& h_;

@@ -28,7 +28,8 @@
 //
 // CPU tests that must force one exact interleaving install a hook on a thread
 // (set_thread_hook): that thread then calls the hook at every point, with the
-// point's kind and address, instead of drawing a delay.
+// point's kind and address, instead of drawing a delay, and before and after
+// every relaxed load as well (at_relaxed: hooks only, no delays).
 #pragma once
 
 #include <cstddef>
@@ -145,6 +146,18 @@ static __device__ inline void device_point(point p, const void* addr) {
 }
 #endif
 
+/// A relaxed load: no delay is drawn (relaxed loads order nothing, and there
+/// are many), but a thread's hook sees it, so that a schedule test can stop a
+/// thread between two relaxed loads of a validation. Host only.
+STM_HD inline void at_relaxed(point p, const void* addr, std::size_t size) {
+#if defined(__CUDA_ARCH__)
+  (void)p, (void)addr, (void)size;
+#else
+  thread_state& t = this_thread();
+  if (t.hook) t.hook(t.ctx, p, addr, size);
+#endif
+}
+
 STM_HD inline void at(point p, const void* addr, std::size_t size) {
 #if defined(__CUDA_ARCH__)
   (void)size;
@@ -170,8 +183,10 @@ class perturbed_atomic_ref {
   STM_HD T load(order o = sc) const {
     const bool ordered = o != cuda::std::memory_order_relaxed;
     if (ordered) at(point::before_load, addr_, sizeof(T));
+    else at_relaxed(point::before_load, addr_, sizeof(T));
     const T v = ref_.load(o);
     if (ordered) at(point::after_load, addr_, sizeof(T));
+    else at_relaxed(point::after_load, addr_, sizeof(T));
     return v;
   }
   STM_HD void store(T v, order o = sc) const { ref_.store(v, o); }

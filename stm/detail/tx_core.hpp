@@ -326,13 +326,18 @@ struct tx_core : tx_recorder<Config> {
     if constexpr (Config::record) this->log_attempt(*this, false);
   }
 
-  /// True when read entry i is still valid: same version, not final-locked,
-  /// and (when check_value) still holding the value read.
-  STM_HD bool read_still_valid(std::uint32_t i, bool check_value) const {
+  /// True when read entry i is current and unclaimed: its lock word, loaded
+  /// once, is at the version read with neither a final lock nor a pre-lock,
+  /// and the location still holds the value read (a wrapped version). One
+  /// load for every test: with a second load for the pre-lock, the first can
+  /// show a committer's pre-lock at our version and the second, once that
+  /// committer has written and released, no pre-lock (at a new version, which
+  /// nothing checks then), and a read the committer overwrote passes.
+  STM_HD bool read_current_and_unclaimed(std::uint32_t i) const {
     const read_entry& r = reads[i];
     const std::uint32_t w = table.word(r.lock).load(memory_order_relaxed);
-    if (final_locked(w) || lock_word::version(w) != r.version()) return false;
-    return !check_value || load_word(r.addr, r.size) == r.value;
+    if (final_locked(w) || prelock_held(w) || lock_word::version(w) != r.version()) return false;
+    return load_word(r.addr, r.size) == r.value;
   }
 
   template <class T, class CM>
@@ -802,7 +807,9 @@ struct tx_core : tx_recorder<Config> {
     // lock of y happens before (S) (U1's (A) release, R's read of z, (S)),
     // so U2's validation after (C) sees it and U2 fails. A recorded history
     // of the GPU found this cycle when the check ignored pre-locks and the
-    // fence was acquire only. The same fence orders the body's loads before
+    // fence was acquire only, and again, at full occupancy, when the version
+    // and the pre-lock came from two loads of the lock word (U2 committed in
+    // between: read_current_and_unclaimed). The same fence orders the body's loads before
     // the validation's (it replaces (R') for Opaque = false).
     //
     // The commit clock never shortens this check (an unchanged clock says no
@@ -810,11 +817,7 @@ struct tx_core : tx_recorder<Config> {
     // attempt never comes here (commit_escalated: its own final locks on its
     // reads would fail it, and nobody could have changed them).
     platform::fence_seq_cst();
-    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) {
-          return read_still_valid(i, true) &&
-                 !prelock_held(table.word(reads[i].lock).load(memory_order_relaxed));
-        }))
-      return true;
+    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_current_and_unclaimed(i); })) return true;
     fail(abort_cause::validation);
     return false;
   }

@@ -1,0 +1,147 @@
+// The STM's commit validation under forced interleavings (CPU backend). Like
+// tests/containers/list/indexed_seq_schedule_tests.cpp, this program is always
+// built in the schedule-perturbation mode (STM_PERTURB=1 on this target only):
+// a thread's hook (stm/detail/perturb.hpp) stops it at a chosen atomic, or at
+// a chosen relaxed load, until the test lets it go on, so each test replays
+// one interleaving exactly, every run.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+#include "stm/stm.hpp"
+
+#if !STM_PERTURB
+#error "this program needs the perturbation hooks: build it with STM_PERTURB=1"
+#endif
+
+namespace {
+
+namespace perturb = stm::platform::perturb;
+
+// Stops the thread that installed it at the n-th time it reaches point `p` on
+// address `addr`, until release() is called.
+struct stop_at {
+  stop_at(perturb::point at, const void* where, std::uint32_t nth) : p(at), addr(where), n(nth) {}
+  perturb::point p;
+  const void* addr;
+  std::uint32_t n;
+  std::uint32_t seen = 0;  // touched by the stopping thread only
+  std::mutex m;
+  std::condition_variable cv;
+  bool stopped = false, released = false, finished = false;
+
+  static void hook(void* ctx, perturb::point p, const void* addr, std::size_t) {
+    auto& self = *static_cast<stop_at*>(ctx);
+    if (p != self.p || addr != self.addr || ++self.seen != self.n) return;
+    std::unique_lock<std::mutex> lock(self.m);
+    self.stopped = true;
+    self.cv.notify_all();
+    self.cv.wait(lock, [&] { return self.released; });
+  }
+  // The thread stopped here (true) or ended without stopping (false); waits
+  // up to 10 s for either.
+  bool wait_stopped_or_finished() {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return stopped || finished; });
+    return stopped;
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(m);
+    finished = true;
+    cv.notify_all();
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(m);
+    released = true;
+    cv.notify_all();
+  }
+};
+
+using tx_t = stm::transaction<stm::prstm, stm::tx_config<4, 4, /*Opaque=*/false>>;
+
+// A read-only commit must not pass a read whose location a committer claimed
+// and then overwrote during the validation. Three transactions, words x, y, z
+// under locks of their own (priorities: lower thread id wins):
+//   U2 (thread 1): reads z, writes y; commit pre-locks y, validates z (free),
+//      and stops before its final lock of y;
+//   U1 (thread 2): writes x and z, commits (z is free: U2 only read it);
+//   R  (thread 3): reads y (the old value, under U2's pre-lock) and x (U1's),
+//      then commits read-only: it loads y's lock word (U2's pre-lock, at the
+//      version R read) and y's value (still the old one), and stops there;
+//   U2 goes on: final lock, write-back, release at a new version;
+//   R goes on.
+// U2 -> U1 (U2 read z before U1 wrote it) -> R (R read x from U1) -> U2 (R
+// read y before U2 wrote it): if R commits, the three form a cycle. R must
+// fail: the pre-lock it saw in its validation claims y. A validation that
+// looked at the pre-lock in a second load of the lock word (after U2 released
+// it) passed R. With a single load R fails at once and never loads y's value
+// (it does not stop; the test allows both).
+TEST(ValidationSchedule, ReadOnlyCommitFailsOnAPreLockItSawEvenIfItsHolderCommitsDuringTheValidation) {
+  stm::buffer<std::uint64_t> words(stm::backend::cpu, 3);
+  words.upload({10, 20, 30});
+  std::uint64_t* const x = words.data();
+  std::uint64_t* const y = x + 1;
+  std::uint64_t* const z = x + 2;
+  stm::lock_table locks(stm::backend::cpu, 3, words.data(), sizeof(std::uint64_t));
+  const stm::lock_table_ref table = locks.ref();
+  const void* const y_lock = table.word_ptr(table.index_of(y));
+  ASSERT_NE(y_lock, table.word_ptr(table.index_of(x)));
+  ASSERT_NE(y_lock, table.word_ptr(table.index_of(z)));
+
+  // U2: stopped at its second read-modify-write of y's lock word (the first
+  // is the pre-lock, the second the final lock).
+  stop_at u2_stop(perturb::point::before_rmw, y_lock, 2);
+  bool u2_committed = false;
+  std::thread u2([&] {
+    tx_t tx(table, 1);
+    tx.begin();
+    const std::uint64_t zv = tx.read(z);
+    tx.write(y, zv + 1);
+    perturb::set_thread_hook(&stop_at::hook, &u2_stop);
+    u2_committed = tx.commit();
+    perturb::set_thread_hook(nullptr, nullptr);
+    u2_stop.finish();
+  });
+  ASSERT_TRUE(u2_stop.wait_stopped_or_finished()) << "U2 never reached its final lock of y";
+
+  {  // U1, here
+    tx_t tx(table, 2);
+    tx.begin();
+    tx.write(x, std::uint64_t(11));
+    tx.write(z, std::uint64_t(31));
+    ASSERT_TRUE(tx.commit()) << "U1 touches nothing U2 holds";
+  }
+
+  // R: stopped after its validation loads y's value (if it gets that far).
+  stop_at r_stop(perturb::point::after_load, y, 1);
+  bool r_committed = true;
+  std::uint64_t r_y = 0, r_x = 0;
+  std::thread r([&] {
+    tx_t tx(table, 3);
+    tx.begin();
+    r_y = tx.read(y);
+    r_x = tx.read(x);
+    perturb::set_thread_hook(&stop_at::hook, &r_stop);
+    r_committed = tx.commit();
+    perturb::set_thread_hook(nullptr, nullptr);
+    r_stop.finish();
+  });
+  const bool r_stopped = r_stop.wait_stopped_or_finished();
+  EXPECT_EQ(r_y, 20u);
+  EXPECT_EQ(r_x, 11u);
+
+  u2_stop.release();
+  u2.join();
+  EXPECT_TRUE(u2_committed);
+  if (r_stopped) r_stop.release();
+  r.join();
+  EXPECT_FALSE(r_committed) << "R read y = 20 (before U2's commit) and x = 11 (from U1, which U2 precedes), and "
+                               "committed: a cycle U2 -> U1 -> R -> U2";
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31}));  // U2 wrote z + 1 = 31 from z = 30
+}
+
+}  // namespace
