@@ -10,12 +10,16 @@ hist_exe=$(find "$(dirname "$BENCH")/tests" -type f -name history_tests_gpu 2>/d
 if [ -z "$hist_exe" ]; then
   echo "FAILED: history: no history_tests_gpu next to $BENCH" >&2
 else
-  for cm in prstm gpustm backoff delay user_direct_lock; do
-    if [ "$QUICK" = 1 ]; then
-      timeout 120 "$hist_exe" --gtest_filter="RecordedHistory/${cm}_*" >> "$RESULTS/history.txt" 2>&1
-    else
-      STM_HISTORY_FULL=1 timeout 600 "$hist_exe" --gtest_filter="RecordedHistory/${cm}_*" >> "$RESULTS/history.txt" 2>&1
-    fi || echo "FAILED: history cm=$cm (see history.txt)" >&2
+  # One run per manager and mode (a filter "prstm_*" would take prstm_aging's
+  # cases too).
+  for cm in prstm prstm_aging gpustm backoff delay user_direct_lock; do
+    for mode in opaque nonopaque; do
+      if [ "$QUICK" = 1 ]; then
+        timeout 120 "$hist_exe" --gtest_filter="RecordedHistory/${cm}_${mode}_*" >> "$RESULTS/history.txt" 2>&1
+      else
+        STM_HISTORY_FULL=1 timeout 600 "$hist_exe" --gtest_filter="RecordedHistory/${cm}_${mode}_*" >> "$RESULTS/history.txt" 2>&1
+      fi || echo "FAILED: history cm=$cm $mode (see history.txt)" >&2
+    done
   done
   grep -E '^\[history\]|FAILED' "$RESULTS/history.txt"
 fi
