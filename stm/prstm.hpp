@@ -135,7 +135,8 @@ struct prstm_ranked : manager_base, Rank {
   // read notes it, and the update fails before it takes any lock (cause
   // prelock) instead of pre-locking its other locations and stopping other
   // transactions meanwhile. (A read-only commit ignores the note: it takes no
-  // lock and its validation does not look at pre-locks.)
+  // lock, and its validation fails on any pre-lock still held then, whatever
+  // its owner's priority: stm/detail/tx_core.hpp, validate_read_only.)
   STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const {
     return lock_word::is_prelocked(word) && this->outranks(lock_word::owner(word), tid);
   }
