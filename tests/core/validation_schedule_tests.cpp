@@ -144,4 +144,89 @@ TEST(ValidationSchedule, ReadOnlyCommitFailsOnAPreLockItSawEvenIfItsHolderCommit
   EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31}));  // U2 wrote z + 1 = 31 from z = 30
 }
 
+// The same three transactions with R an update (it also writes w) of the
+// highest priority: its commit validates y after its own pre-lock of w, finds
+// U2's pre-lock of y at the version R read, and steals it (prstm's step 2).
+// The steal, a CAS from the word R tested, is where U2 may commit in between:
+//   U2 (thread 5): reads z, writes y; commit pre-locks y, validates z (free),
+//      and stops before its final lock of y;
+//   U1 (thread 6): writes x and z, commits;
+//   R  (thread 1): reads y (old, under U2's pre-lock) and x (U1's), writes w;
+//      its validation loads y's lock word (U2's pre-lock, our version) and
+//      y's value (old), and stops before the stealing CAS;
+//   U2 goes on: final lock, write-back, release at a new version;
+//   R goes on: the CAS expects the pre-lock it saw, fails on the new word,
+//      and the version test on that word fails R.
+// A steal that took the word whatever it held (or tested the pre-lock and
+// the version on separate loads) would commit R: the cycle U2 -> U1 -> R ->
+// U2 of the read-only case.
+TEST(ValidationSchedule, UpdateCommitFailsWhenThePreLockItStealsIsCommittedBeforeTheSteal) {
+  stm::buffer<std::uint64_t> words(stm::backend::cpu, 4);
+  words.upload({10, 20, 30, 40});
+  std::uint64_t* const x = words.data();
+  std::uint64_t* const y = x + 1;
+  std::uint64_t* const z = x + 2;
+  std::uint64_t* const w = x + 3;
+  stm::lock_table locks(stm::backend::cpu, 4, words.data(), sizeof(std::uint64_t));
+  const stm::lock_table_ref table = locks.ref();
+  const void* const y_lock = table.word_ptr(table.index_of(y));
+  for (const std::uint64_t* other : {x, z, w}) ASSERT_NE(y_lock, table.word_ptr(table.index_of(other)));
+
+  // U2: stopped at its second read-modify-write of y's lock word (its final lock).
+  stop_at u2_stop(perturb::point::before_rmw, y_lock, 2);
+  bool u2_committed = false;
+  std::thread u2([&] {
+    tx_t tx(table, 5);
+    tx.begin();
+    const std::uint64_t zv = tx.read(z);
+    tx.write(y, zv + 1);
+    perturb::set_thread_hook(&stop_at::hook, &u2_stop);
+    u2_committed = tx.commit();
+    perturb::set_thread_hook(nullptr, nullptr);
+    u2_stop.finish();
+  });
+  ASSERT_TRUE(u2_stop.wait_stopped_or_finished()) << "U2 never reached its final lock of y";
+
+  {  // U1, here
+    tx_t tx(table, 6);
+    tx.begin();
+    tx.write(x, std::uint64_t(11));
+    tx.write(z, std::uint64_t(31));
+    ASSERT_TRUE(tx.commit()) << "U1 touches nothing U2 holds";
+  }
+
+  // R: stopped at its first read-modify-write of y's lock word (the steal).
+  stop_at r_stop(perturb::point::before_rmw, y_lock, 1);
+  bool r_committed = true;
+  std::uint64_t r_y = 0, r_x = 0, r_steals = 0;
+  std::thread r([&] {
+    tx_t tx(table, 1);
+    tx.begin();
+    r_y = tx.read(y);
+    r_x = tx.read(x);
+    tx.write(w, r_y + r_x);
+    perturb::set_thread_hook(&stop_at::hook, &r_stop);
+    r_committed = tx.commit();
+    perturb::set_thread_hook(nullptr, nullptr);
+    r_steals = tx.counters().steals;
+    r_stop.finish();
+  });
+  const bool r_stopped = r_stop.wait_stopped_or_finished();
+  EXPECT_EQ(r_y, 20u);
+  EXPECT_EQ(r_x, 11u);
+
+  u2_stop.release();
+  u2.join();
+  EXPECT_TRUE(u2_committed) << "R has not stolen U2's pre-lock yet";
+  if (r_stopped) r_stop.release();
+  r.join();
+  EXPECT_TRUE(r_stopped) << "R never tried to steal U2's pre-lock of y";
+  EXPECT_FALSE(r_committed) << "R read y = 20 (before U2's commit) and x = 11 (from U1, which U2 precedes), and "
+                               "committed: a cycle U2 -> U1 -> R -> U2";
+  EXPECT_EQ(r_steals, 0u) << "the steal must fail: U2 released y at a new version first";
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
+  for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
+}
+
+
 }  // namespace
