@@ -206,4 +206,55 @@ TEST_F(ValidationSchedule, UpdateCommitFailsWhenThePreLockItStealsIsCommittedBef
   for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
 }
 
+// An opaque read (with the table's commit clock, and a manager that polls
+// locks) must not accept a value whose location a committer claimed and
+// overwrote while the read polled the claim:
+//   U2 (thread 1), U1 (thread 2): claim_y (both commit clock increments come
+//      before R starts: R's snapshot counts them);
+//   R  (thread 3, opaque): reads x (U1's; the clock has not moved), then y:
+//      its first look shows U2's pre-lock at the version of the old value,
+//      the clock has not moved, so it re-checks y's lock word, finds the
+//      pre-lock again, and stops right after that load;
+//   U2 goes on (finish_u2);
+//   R goes on: it polls the pre-lock; the next load shows y free, at U2's
+//      new version: the read fails (x = 11 with y = 20 is no snapshot).
+// A re-check that tested the version on one load and then polled only the
+// pre-lock bit on later ones would accept y = 20 beside x = 11.
+TEST_F(ValidationSchedule, OpaqueReadFailsWhenThePreLockItPollsIsCommitted) {
+  claim_y(1, 2);
+  if (HasFatalFailure()) return;
+
+  using opaque_tx = stm::transaction<stm::prstm, stm::tx_config<4, 4, /*Opaque=*/true>>;
+  stm::manager_tuning polling;
+  polling.wait_polls = 1u << 30;  // polls a pre-lock until it changes
+  // R: stopped after its second load of y's lock word (the first is the
+  // read's own look, the second the re-check's).
+  stop_at r_stop(perturb::point::after_load, y_lock, 2);
+  bool r_active = true;
+  stm::abort_cause r_cause = stm::abort_cause::semantic;
+  std::uint64_t r_y = 0, r_x = 0;
+  std::thread r([&] {
+    opaque_tx tx(table, 3, stm::with_tuning<stm::prstm>(polling));
+    tx.begin();
+    r_x = tx.read(x);
+    perturb::set_thread_hook(&stop_at::hook, &r_stop);
+    r_y = tx.read(y);
+    perturb::set_thread_hook(nullptr, nullptr);
+    r_active = tx.active();
+    r_cause = tx.cause();
+    r_stop.finish();
+  });
+  const bool r_stopped = r_stop.wait_stopped_or_finished();
+  finish_u2();
+  EXPECT_TRUE(u2_committed);
+  if (r_stopped) r_stop.release();
+  r.join();
+  EXPECT_TRUE(r_stopped) << "R never re-checked y's lock word";
+  EXPECT_EQ(r_x, 11u);
+  EXPECT_FALSE(r_active) << "R's body saw x = " << r_x << " (from U1, which U2 precedes) and y = " << r_y
+                         << " (before U2's commit): no snapshot";
+  EXPECT_EQ(r_cause, stm::abort_cause::validation);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
+}
+
 }  // namespace
