@@ -63,58 +63,72 @@ struct stop_at {
 
 using tx_t = stm::transaction<stm::prstm, stm::tx_config<4, 4, /*Opaque=*/false>>;
 
-// A read-only commit must not pass a read whose location a committer claimed
-// and then overwrote during the validation. Three transactions, words x, y, z
-// under locks of their own (priorities: lower thread id wins):
-//   U2 (thread 1): reads z, writes y; commit pre-locks y, validates z (free),
-//      and stops before its final lock of y;
-//   U1 (thread 2): writes x and z, commits (z is free: U2 only read it);
-//   R  (thread 3): reads y (the old value, under U2's pre-lock) and x (U1's),
-//      then commits read-only: it loads y's lock word (U2's pre-lock, at the
-//      version R read) and y's value (still the old one), and stops there;
-//   U2 goes on: final lock, write-back, release at a new version;
-//   R goes on.
-// U2 -> U1 (U2 read z before U1 wrote it) -> R (R read x from U1) -> U2 (R
-// read y before U2 wrote it): if R commits, the three form a cycle. R must
-// fail: the pre-lock it saw in its validation claims y. A validation that
-// looked at the pre-lock in a second load of the lock word (after U2 released
-// it) passed R. With a single load R fails at once and never loads y's value
-// (it does not stop; the test allows both).
-TEST(ValidationSchedule, ReadOnlyCommitFailsOnAPreLockItSawEvenIfItsHolderCommitsDuringTheValidation) {
-  stm::buffer<std::uint64_t> words(stm::backend::cpu, 3);
-  words.upload({10, 20, 30});
-  std::uint64_t* const x = words.data();
-  std::uint64_t* const y = x + 1;
-  std::uint64_t* const z = x + 2;
-  stm::lock_table locks(stm::backend::cpu, 3, words.data(), sizeof(std::uint64_t));
-  const stm::lock_table_ref table = locks.ref();
-  const void* const y_lock = table.word_ptr(table.index_of(y));
-  ASSERT_NE(y_lock, table.word_ptr(table.index_of(x)));
-  ASSERT_NE(y_lock, table.word_ptr(table.index_of(z)));
-
-  // U2: stopped at its second read-modify-write of y's lock word (the first
-  // is the pre-lock, the second the final lock).
-  stop_at u2_stop(perturb::point::before_rmw, y_lock, 2);
-  bool u2_committed = false;
-  std::thread u2([&] {
-    tx_t tx(table, 1);
-    tx.begin();
-    const std::uint64_t zv = tx.read(z);
-    tx.write(y, zv + 1);
-    perturb::set_thread_hook(&stop_at::hook, &u2_stop);
-    u2_committed = tx.commit();
-    perturb::set_thread_hook(nullptr, nullptr);
-    u2_stop.finish();
-  });
-  ASSERT_TRUE(u2_stop.wait_stopped_or_finished()) << "U2 never reached its final lock of y";
-
-  {  // U1, here
-    tx_t tx(table, 2);
+// Words x, y, z, w under locks of their own, and the first two of the three
+// transactions of each test below (priorities: lower thread id wins):
+//   U2: reads z, writes y; its commit pre-locks y, validates z (free), and
+//       stops before its final lock of y (claim_y);
+//   U1: writes x and z, commits (z is free: U2 only read it);
+//   U2 goes on later: final lock, write-back, release at a new version
+//       (finish_u2).
+// U2 -> U1 (U2 read z before U1 wrote it): a transaction R that reads x from
+// U1 and y before U2 wrote it must not commit (R -> U2 closes a cycle).
+class ValidationSchedule : public ::testing::Test {
+ protected:
+  ValidationSchedule() { words.upload({10, 20, 30, 40}); }
+  void claim_y(std::uint32_t u2_tid, std::uint32_t u1_tid) {
+    for (const std::uint64_t* other : {x, z, w}) ASSERT_NE(y_lock, table.word_ptr(table.index_of(other)));
+    u2 = std::thread([this, u2_tid] {
+      tx_t tx(table, u2_tid);
+      tx.begin();
+      const std::uint64_t zv = tx.read(z);
+      tx.write(y, zv + 1);
+      perturb::set_thread_hook(&stop_at::hook, &u2_stop);
+      u2_committed = tx.commit();
+      perturb::set_thread_hook(nullptr, nullptr);
+      u2_stop.finish();
+    });
+    ASSERT_TRUE(u2_stop.wait_stopped_or_finished()) << "U2 never reached its final lock of y";
+    tx_t tx(table, u1_tid);
     tx.begin();
     tx.write(x, std::uint64_t(11));
     tx.write(z, std::uint64_t(31));
     ASSERT_TRUE(tx.commit()) << "U1 touches nothing U2 holds";
   }
+  void finish_u2() {
+    u2_stop.release();
+    if (u2.joinable()) u2.join();
+  }
+  void TearDown() override { finish_u2(); }
+
+  stm::buffer<std::uint64_t> words{stm::backend::cpu, 4};
+  stm::lock_table locks{stm::backend::cpu, 4, words.data(), sizeof(std::uint64_t)};
+  const stm::lock_table_ref table = locks.ref();
+  std::uint64_t* const x = words.data();
+  std::uint64_t* const y = x + 1;
+  std::uint64_t* const z = x + 2;
+  std::uint64_t* const w = x + 3;
+  const void* const y_lock = table.word_ptr(table.index_of(y));
+  // U2 stops at its second read-modify-write of y's lock word (the first is
+  // the pre-lock, the second the final lock).
+  stop_at u2_stop{perturb::point::before_rmw, y_lock, 2};
+  bool u2_committed = false;
+  std::thread u2;
+};
+
+// A read-only commit must not pass a read whose location a committer claimed
+// and then overwrote during the validation.
+//   U2 (thread 1), U1 (thread 2): claim_y;
+//   R  (thread 3): reads y (the old value, under U2's pre-lock) and x (U1's),
+//      then commits read-only: it loads y's lock word (U2's pre-lock, at the
+//      version R read) and y's value (still the old one), and stops there;
+//   U2 goes on (finish_u2); R goes on.
+// R must fail: the pre-lock it saw in its validation claims y. A validation
+// that looked at the pre-lock in a second load of the lock word (after U2
+// released it) passed R. With a single load R fails at once and never loads
+// y's value (it does not stop; the test allows both).
+TEST_F(ValidationSchedule, ReadOnlyCommitFailsOnAPreLockItSawEvenIfItsHolderCommitsDuringTheValidation) {
+  claim_y(1, 2);
+  if (HasFatalFailure()) return;
 
   // R: stopped after its validation loads y's value (if it gets that far).
   stop_at r_stop(perturb::point::after_load, y, 1);
@@ -134,14 +148,113 @@ TEST(ValidationSchedule, ReadOnlyCommitFailsOnAPreLockItSawEvenIfItsHolderCommit
   EXPECT_EQ(r_y, 20u);
   EXPECT_EQ(r_x, 11u);
 
-  u2_stop.release();
-  u2.join();
+  finish_u2();
   EXPECT_TRUE(u2_committed);
   if (r_stopped) r_stop.release();
   r.join();
   EXPECT_FALSE(r_committed) << "R read y = 20 (before U2's commit) and x = 11 (from U1, which U2 precedes), and "
                                "committed: a cycle U2 -> U1 -> R -> U2";
-  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31}));  // U2 wrote z + 1 = 31 from z = 30
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));  // U2 wrote z + 1 = 31 from z = 30
+}
+
+// The same with R an update (it also writes w) of the highest priority: its
+// commit validates y after its own pre-lock of w, finds U2's pre-lock of y at
+// the version R read, and steals it (prstm's step 2). The steal, a CAS from
+// the word R tested, is where U2 may commit in between:
+//   U2 (thread 5), U1 (thread 6): claim_y;
+//   R  (thread 1): reads y (old, under U2's pre-lock) and x (U1's), writes w;
+//      its validation loads y's lock word (U2's pre-lock, R's version) and
+//      y's value (old), and stops before the stealing CAS;
+//   U2 goes on (finish_u2);
+//   R goes on: the CAS expects the pre-lock it saw, fails on the new word,
+//      and the version test on that word fails R.
+// A steal that took the word whatever it held would commit R (the cycle
+// again) and give y back at U2's old version.
+TEST_F(ValidationSchedule, UpdateCommitFailsWhenThePreLockItStealsIsCommittedBeforeTheSteal) {
+  claim_y(5, 6);
+  if (HasFatalFailure()) return;
+
+  // R: stopped at its first read-modify-write of y's lock word (the steal).
+  stop_at r_stop(perturb::point::before_rmw, y_lock, 1);
+  bool r_committed = true;
+  std::uint64_t r_y = 0, r_x = 0, r_steals = 0;
+  std::thread r([&] {
+    tx_t tx(table, 1);
+    tx.begin();
+    r_y = tx.read(y);
+    r_x = tx.read(x);
+    tx.write(w, r_y + r_x);
+    perturb::set_thread_hook(&stop_at::hook, &r_stop);
+    r_committed = tx.commit();
+    perturb::set_thread_hook(nullptr, nullptr);
+    r_steals = tx.counters().steals;
+    r_stop.finish();
+  });
+  const bool r_stopped = r_stop.wait_stopped_or_finished();
+  EXPECT_EQ(r_y, 20u);
+  EXPECT_EQ(r_x, 11u);
+
+  finish_u2();
+  EXPECT_TRUE(u2_committed) << "R has not stolen U2's pre-lock yet";
+  if (r_stopped) r_stop.release();
+  r.join();
+  EXPECT_TRUE(r_stopped) << "R never tried to steal U2's pre-lock of y";
+  EXPECT_FALSE(r_committed) << "R read y = 20 (before U2's commit) and x = 11 (from U1, which U2 precedes), and "
+                               "committed: a cycle U2 -> U1 -> R -> U2";
+  EXPECT_EQ(r_steals, 0u) << "the steal must fail: U2 released y at a new version first";
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
+  for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
+}
+
+// An opaque read (with the table's commit clock, and a manager that polls
+// locks) must not accept a value whose location a committer claimed and
+// overwrote while the read polled the claim:
+//   U2 (thread 1), U1 (thread 2): claim_y (both commit clock increments come
+//      before R starts: R's snapshot counts them);
+//   R  (thread 3, opaque): reads x (U1's; the clock has not moved), then y:
+//      its first look shows U2's pre-lock at the version of the old value,
+//      the clock has not moved, so it re-checks y's lock word, finds the
+//      pre-lock again, and stops right after that load;
+//   U2 goes on (finish_u2);
+//   R goes on: it polls the pre-lock; the next load shows y free, at U2's
+//      new version: the read fails (x = 11 with y = 20 is no snapshot).
+// A re-check that tested the version on one load and then polled only the
+// pre-lock bit on later ones would accept y = 20 beside x = 11.
+TEST_F(ValidationSchedule, OpaqueReadFailsWhenThePreLockItPollsIsCommitted) {
+  claim_y(1, 2);
+  if (HasFatalFailure()) return;
+
+  using opaque_tx = stm::transaction<stm::prstm, stm::tx_config<4, 4, /*Opaque=*/true>>;
+  stm::manager_tuning polling;
+  polling.wait_polls = 1u << 30;  // polls a pre-lock until it changes
+  // R: stopped after its second load of y's lock word (the first is the
+  // read's own look, the second the re-check's).
+  stop_at r_stop(perturb::point::after_load, y_lock, 2);
+  bool r_active = true;
+  stm::abort_cause r_cause = stm::abort_cause::semantic;
+  std::uint64_t r_y = 0, r_x = 0;
+  std::thread r([&] {
+    opaque_tx tx(table, 3, stm::with_tuning<stm::prstm>(polling));
+    tx.begin();
+    r_x = tx.read(x);
+    perturb::set_thread_hook(&stop_at::hook, &r_stop);
+    r_y = tx.read(y);
+    perturb::set_thread_hook(nullptr, nullptr);
+    r_active = tx.active();
+    r_cause = tx.cause();
+    r_stop.finish();
+  });
+  const bool r_stopped = r_stop.wait_stopped_or_finished();
+  finish_u2();
+  EXPECT_TRUE(u2_committed);
+  if (r_stopped) r_stop.release();
+  r.join();
+  EXPECT_TRUE(r_stopped) << "R never re-checked y's lock word";
+  EXPECT_EQ(r_x, 11u);
+  EXPECT_FALSE(r_active) << "R's body saw x = " << r_x << " (from U1, which U2 precedes) and y = " << r_y
+                         << " (before U2's commit): no snapshot";
+  EXPECT_EQ(r_cause, stm::abort_cause::validation);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
 }
 
 }  // namespace
