@@ -70,7 +70,6 @@ struct tid_rank {
 /// whatever the rule.
 template <class Rank>
 struct prstm_ranked : manager_base, Rank {
-
   // The paper retries at once. We pause a randomized time that doubles from
   // 32 ns per consecutive abort (manager_tuning::backoff_span_ns), capped at
   // default_backoff_ns unless the tuning sets the cap, for two reasons:

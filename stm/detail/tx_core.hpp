@@ -809,8 +809,8 @@ struct tx_core : tx_recorder<Config> {
     // of the GPU found this cycle when the check ignored pre-locks and the
     // fence was acquire only, and again, at full occupancy, when the version
     // and the pre-lock came from two loads of the lock word (U2 committed in
-    // between: read_current_and_unclaimed). The same fence orders the body's loads before
-    // the validation's (it replaces (R') for Opaque = false).
+    // between: read_current_and_unclaimed). The same fence orders the body's
+    // loads before the validation's (it replaces (R') for Opaque = false).
     //
     // The commit clock never shortens this check (an unchanged clock says no
     // update committed, not that no pre-lock is held), and an escalated

@@ -16,8 +16,8 @@ namespace bench_skiplist {
 namespace wl = stm::workloads::skiplist;
 
 #if STM_WITH_CUDA
-wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const std::string& priority,
-                    const stm::cm::tuning& tune);
+wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::cm::tuning& tune,
+                    const std::string& priority);
 #endif
 
 namespace {
@@ -104,7 +104,7 @@ std::vector<bench::result> run(const bench::options& o) {
   for (const wl::impl which : impls(o)) {
     wl::outcome out;
 #if STM_WITH_CUDA
-    if (o.backend == stm::backend::gpu) out = run_gpu(c, which, o.cm, o.get("priority"), o.tune);
+    if (o.backend == stm::backend::gpu) out = run_gpu(c, which, o.cm, o.tune, o.get("priority"));
     else
 #endif
       out = bench::with_manager(o.cm, o.get("priority"), o.tune, stm::backend::cpu, c.threads, [&](auto m) {
