@@ -4,15 +4,20 @@
 #                            [--prebuilt=DIR] [--suite-limit=SECONDS] [--test-limit=SECONDS]
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
-#                            [--lin-batch=N] [--perturb-only=A,B]
+#                            [--lin-batch=N] [--perturb-only=A,B] [--tests=A,B] [--test-jobs=N]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
+#   --tests=A,B       only the test programs whose name contains A or B (the sanitizers too)
+#   --test-jobs=N     test programs at once (default 2). The tests with wall-clock bounds (the
+#                     no-livelock tests) assume a GPU of their own: beside many other processes
+#                     the GPU time-slices and they fail for want of time, not of progress
 #   --skip=A,B        no suite whose name contains A or B
 #   --sanitize=A,B    compute-sanitizer only on the GPU test programs whose name contains A or B
 #   --tools=T,...     compute-sanitizer tools (default memcheck,racecheck,synccheck,initcheck)
 #   --sanitizer-limit=S  cut one program under one tool after S seconds (default 600)
-#   --sanitizer-jobs=N   programs under the sanitizer at once (default 4)
+#   --sanitizer-jobs=N   programs under the sanitizer at once (default 4); the sanitizers run
+#                     after the tests, never beside them
 #   --deadline=S      start no suite later than S seconds after the script started
 #   --suite-limit=S   cut a suite after S seconds (default 300)
 #   --test-limit=S    cut a test program after S seconds (default 300; raise it with --lin-histories)
@@ -51,12 +56,15 @@ shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
 PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
+TESTS_ONLY=""; TEST_JOBS=2
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
     --sanitizer-limit=*) SANITIZER_LIMIT="${a#--sanitizer-limit=}" ;;
     --sanitizer-jobs=*) SANITIZER_JOBS="${a#--sanitizer-jobs=}" ;;
     --test-limit=*) TEST_LIMIT="${a#--test-limit=}" ;;
+    --test-jobs=*) TEST_JOBS="${a#--test-jobs=}" ;;
+    --tests=*) TESTS_ONLY="${a#--tests=}" ;;
     --perturb) PERTURB=1 ;;
     --perturb-rate=*) PERTURB=1; PERTURB_RATE="${a#--perturb-rate=}" ;;
     --perturb-seed=*) PERTURB=1; PERTURB_SEED="${a#--perturb-seed=}" ;;
@@ -77,9 +85,10 @@ for a in "$@"; do
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
-for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS TEST_LIMIT; do
+for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS TEST_LIMIT TEST_JOBS; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --$(echo "$v" | tr 'A-Z_' 'a-z-') takes a whole number, got '${!v}'" >&2; exit 2; }
 done
+[ "$TEST_JOBS" -ge 1 ] && [ "$SANITIZER_JOBS" -ge 1 ] || { echo "gpu_check.sh: --test-jobs and --sanitizer-jobs take at least 1" >&2; exit 2; }
 [ -z "$LIN_HISTORIES" ] || [[ "$LIN_HISTORIES" =~ ^[1-9][0-9]{0,7}$ ]] || { echo "gpu_check.sh: --lin-histories takes a positive count below 10^8, got '$LIN_HISTORIES'" >&2; exit 2; }
 [ -z "$LIN_BATCH" ] || { [[ "$LIN_BATCH" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$LIN_BATCH" -le 65536 ]; } || { echo "gpu_check.sh: --lin-batch takes a count from 1 to 65536, got '$LIN_BATCH'" >&2; exit 2; }
 [[ "$PERTURB_RATE" =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || { echo "gpu_check.sh: --perturb-rate takes a probability in [0, 1], got '$PERTURB_RATE'" >&2; exit 2; }
@@ -164,28 +173,24 @@ sanitized() {  # is this program selected for the sanitizer?
 
 if [ "$TESTS" = 1 ]; then
   exes=$(find "${BIN:-build-gpu}/tests" -type f -perm -u+x ! -name '*.sh' ! -path '*CMakeFiles*' | sort)
+  if [ -n "$TESTS_ONLY" ]; then
+    kept=""; for e in $exes; do for p in ${TESTS_ONLY//,/ }; do [[ "$(basename "$e")" == *"$p"* ]] && { kept="$kept $e"; break; }; done; done
+    [ -n "$kept" ] || { note "tests: --tests '$TESTS_ONLY' matches no test program"; status=1; }
+    exes="${kept# }"
+  fi
   gpu_exes=$(printf '%s\n' $exes | grep '_gpu$')
   [ "$CPU_TESTS" = 1 ] || exes="$gpu_exes"
-  # The sanitizers run alongside the tests: they check, they time nothing.
-  : > "$RESULTS/sanitizer.txt"
-  if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    # The whole sanitizer phase is bounded too; a program it did not reach is reported.
-    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT
-      for exe in $gpu_exes; do sanitized "$exe" || continue
-        for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
-        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' > "$RESULTS/sanitizer.txt" 2>&1 ) &
-    sanitizer_pid=$!
-  fi
-  # Every test program, three at a time, each bounded (300 s); each writes its own log.
+  # Every test program, TEST_JOBS at a time, each bounded (--test-limit); each writes its own log.
   : > "$RESULTS/test_status.txt"
-  printf '%s\n' $exes | xargs -P 3 -I{} bash -c \
-    'log="$2/test_$(basename "$1").log"; STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
-     echo "$? $(basename "$1")" >> "$2/test_status.txt"' \
+  [ -z "$exes" ] || printf '%s\n' $exes | xargs -P "$TEST_JOBS" -I{} bash -c \
+    't0=$(date +%s); log="$2/test_$(basename "$1").log"; STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
+     rc=$?; echo "$rc $(basename "$1") $(( $(date +%s) - t0 ))" >> "$2/test_status.txt"' \
     _ {} "$RESULTS" "$TEST_LIMIT"
+  while read -r rc name secs; do echo "   $name: exit $rc, $secs s"; done < "$RESULTS/test_status.txt"
   failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
-  passed=$(cat "$RESULTS"/test_*.log | grep -c '^\[       OK \]')
-  skipped=$(cat "$RESULTS"/test_*.log | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
-  nfailed=$(cat "$RESULTS"/test_*.log | grep -c '^\[  FAILED  \] .*(')
+  passed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[       OK \]')
+  skipped=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
+  nfailed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  FAILED  \] .*(')
   if [ -z "$failed" ]; then
     note "tests: all $(wc -l < "$RESULTS/test_status.txt") programs passed: $passed tests passed, $skipped skipped"
   else
@@ -193,8 +198,15 @@ if [ "$TESTS" = 1 ]; then
     note "tests: FAILED programs: $(echo $failed) ($passed passed, $nfailed failed, $skipped skipped)"
     grep -h -A12 'Failure$\|^\[  FAILED  \] .*(' "$RESULTS"/test_*.log | head -100
   fi
-  if [ -n "${sanitizer_pid:-}" ]; then
-    wait "$sanitizer_pid"
+  tar czf "$OUT/results.tgz" -C "$RESULTS" .
+  # The sanitizers after the tests: they check, they time nothing, but beside the tests they
+  # would slow the GPU under the tests' wall-clock bounds.
+  : > "$RESULTS/sanitizer.txt"
+  if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT
+      for exe in $gpu_exes; do sanitized "$exe" || continue
+        for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
+        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' > "$RESULTS/sanitizer.txt" 2>&1 )
     while read -r line; do case "$line" in compute-sanitizer*) note "$line" ;; esac; done < "$RESULTS/sanitizer.txt"
     grep -q "FAILED\|NOT FINISHED\|ERRORS" "$RESULTS/sanitizer.txt" && status=1
   fi
