@@ -7,6 +7,12 @@ set -euo pipefail
 build="${1:?usage: tools/pack_prebuilt.sh BUILD_DIR DEST}"
 dest="${2:?usage: tools/pack_prebuilt.sh BUILD_DIR DEST}"
 [ -x "$build/stm_bench" ] || { echo "pack_prebuilt: no $build/stm_bench: build first" >&2; exit 1; }
+# A build of tools/check.sh on a machine without a GPU holds PTX only, which the
+# driver would compile at every program's start: ask for sm_90 code.
+if grep -q '^CMAKE_CUDA_ARCHITECTURES:.*=.*virtual' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "pack_prebuilt: $build has PTX only (CMAKE_CUDA_ARCHITECTURES=*-virtual): configure it with -DCMAKE_CUDA_ARCHITECTURES=90 and build again" >&2
+  exit 1
+fi
 rm -rf "$dest"
 mkdir -p "$dest/tests"
 cp "$build/stm_bench" "$dest/"

@@ -2,25 +2,8 @@
 # stm_bench's bank workload from the command line: bad input fails with one
 # line on stderr and exit code 2 before any work; the headline command runs,
 # verifies and reports postponed-then-committed transactions.
-set -u
 bench="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-bad() {
-  "$bench" --backend cpu "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
-    echo "FAIL: stm_bench $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
-    cat "$tmp/err"
-    fail=1
-  else
-    echo "ok: stm_bench $* -> $(cat "$tmp/err")"
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 bad --workload bank --semantic 150
 bad --workload bank --read-only -1

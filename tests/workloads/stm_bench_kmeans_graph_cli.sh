@@ -2,35 +2,8 @@
 # stm_bench's kmeans and graph workloads from the command line: bad input fails
 # with one line on stderr and exit code 2 before any work; small runs of every
 # implementation and manager verify; a file graph runs.
-set -u
 bench="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-bad() {
-  "$bench" --backend cpu "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
-    echo "FAIL: stm_bench $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
-    cat "$tmp/err"
-    fail=1
-  else
-    echo "ok: stm_bench $* -> $(cat "$tmp/err")"
-  fi
-}
-
-good() {
-  if ! "$bench" --backend cpu --warmup 0 -q --format json "$@" >"$tmp/out" 2>"$tmp/err"; then
-    echo "FAIL: stm_bench $* failed"; cat "$tmp/out" "$tmp/err"; fail=1
-  elif grep -q '"verified": false' "$tmp/out" || ! grep -q '"verified": true' "$tmp/out"; then
-    echo "FAIL: stm_bench $* did not verify"; cat "$tmp/out"; fail=1
-  else
-    echo "ok: stm_bench $* -> $(grep -c '"verified": true' "$tmp/out") verified result(s)"
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 bad --workload kmeans --points 0
 bad --workload kmeans --points 10 --clusters 11

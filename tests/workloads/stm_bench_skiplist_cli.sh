@@ -2,24 +2,9 @@
 # stm_bench's skiplist workload from the command line: bad input fails with one
 # line on stderr and exit code 2 before any work; --impl all runs both
 # variants, verified, side by side.
-set -u
 bench="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-bad() {
-  "$bench" --backend cpu --workload skiplist "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$? lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
-    echo "FAIL: stm_bench --workload skiplist $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
-    cat "$tmp/err"
-    fail=1
-  else
-    echo "ok: $* -> $(cat "$tmp/err")"
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
+PREFIX=(--workload skiplist)
 
 bad --levels 0
 bad --levels 17

@@ -3,26 +3,9 @@
 # line on stderr and exit code 2 before any work; --impl all runs the STM and
 # the native baseline in one run, every manager verifies, and the semantic
 # pairs report postponed-then-committed bookings.
-set -u
 bench="$1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "$0")/cli_lib.sh"
 small=(--workload vacation --backend cpu --relations 256 --customers 512 --threads 8 --tpt 16 --warmup 0)
-
-bad() {
-  "$bench" --backend cpu "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
-    echo "FAIL: stm_bench $* -> exit $rc, $lines stderr line(s), stdout $(wc -c <"$tmp/out") bytes"
-    cat "$tmp/err"
-    fail=1
-  else
-    echo "ok: stm_bench $* -> $(cat "$tmp/err")"
-  fi
-}
 
 bad --workload vacation --queries 0
 bad --workload vacation --queries 17

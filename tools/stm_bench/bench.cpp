@@ -3,6 +3,7 @@
 
 #include "cmp/registry.hpp"
 #include "stm/stats.hpp"
+#include "stm/txtable.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -341,6 +342,26 @@ result& result::aborts(const std::uint64_t* by_cause) {
   for (std::uint32_t i = 0; i < stm::num_abort_causes; ++i)
     v.emplace_back(stm::to_string(static_cast<stm::abort_cause>(i)), static_cast<double>(by_cause[i]));
   return object("aborts", v);
+}
+result& result::counters(const stm::tx_stats& s) {
+  integer("commits", static_cast<std::int64_t>(s.commits));
+  aborts(s.aborts);
+  num("abort_rate", s.abort_rate());
+  return integer("steals", static_cast<std::int64_t>(s.steals));
+}
+result& result::tuning(const stm::manager_tuning& t) {
+  return integer("cm_wait", t.wait_polls).integer("cm_backoff", t.backoff_max_ns);
+}
+result& result::table(const stm::txtable_audit& a, const stm::tx_stats& s, std::uint64_t transactions,
+                      std::uint64_t semantic_capable, std::uint32_t semantic_retries, std::uint32_t max_postpones) {
+  integer("transactions", static_cast<std::int64_t>(transactions));
+  integer("semantic_capable", static_cast<std::int64_t>(semantic_capable));
+  integer("semantic_retries", semantic_retries).integer("max_postpones", max_postpones);
+  integer("postponed_then_committed", static_cast<std::int64_t>(a.committed_after_conflict));
+  integer("unresolved", static_cast<std::int64_t>(a.unresolved));
+  const std::uint64_t sem = s.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
+  integer("semantic_conflicts", static_cast<std::int64_t>(sem));
+  return integer("concurrent_aborts", static_cast<std::int64_t>(s.total_aborts() - sem));
 }
 result& result::measured(double done, double seconds, bool ok, const std::string& message) {
   num("seconds", seconds);

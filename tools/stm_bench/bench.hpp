@@ -44,6 +44,11 @@
 #include "stm/backend.hpp"
 #include "stm/error.hpp"
 
+namespace stm {
+struct tx_stats;
+struct txtable_audit;
+}  // namespace stm
+
 namespace bench {
 
 /// What the value of an option may be.
@@ -161,6 +166,17 @@ struct result {
   result& object(const std::string& key, const std::vector<std::pair<std::string, double>>& v);
   /// "aborts": {cause: count} for the num_abort_causes counters of a run.
   result& aborts(const std::uint64_t* by_cause);
+  /// A run's transaction counters: "commits", "aborts" (by cause), "abort_rate", "steals".
+  result& counters(const stm::tx_stats& s);
+  /// The contention manager's tuning: "cm_wait", "cm_backoff".
+  result& tuning(const stm::manager_tuning& t);
+  /// The transaction table's outcome (the workloads that drain one): its entries
+  /// ("transactions", "semantic_capable", "postponed_then_committed", "unresolved"),
+  /// its policy ("semantic_retries", "max_postpones"), and the aborts split into
+  /// "semantic_conflicts" and "concurrent_aborts". With counters(): every field the
+  /// table's figures are read from.
+  result& table(const stm::txtable_audit& a, const stm::tx_stats& s, std::uint64_t transactions,
+                std::uint64_t semantic_capable, std::uint32_t semantic_retries, std::uint32_t max_postpones);
   /// The closing fields of every run: seconds, throughput (done / seconds),
   /// verified; also sets `verified` and `verify_message`.
   result& measured(double done, double seconds, bool ok, const std::string& message);

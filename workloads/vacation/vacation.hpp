@@ -114,6 +114,11 @@ struct outcome {
   double thread_seconds_p50 = 0, thread_seconds_max = 0, thread_seconds_low_ids = 0, thread_seconds_high_ids = 0;
   // The mean pause those two tenths asked for (aborts' and idle passes').
   double pause_seconds_low_ids = 0, pause_seconds_high_ids = 0;
+  // Threads that drained the table: the blocks below `drainers` started
+  // together at the launch, the others one by one as blocks finished
+  // (stm::txtable_blocks). The mean drain time of a block of each kind.
+  std::uint32_t drainers = 0;
+  double thread_seconds_first_wave = 0, thread_seconds_handed_out = 0;
   bool verified = false;
   std::string message;
   std::vector<int> state;              // the final arena, with config::keep_state
@@ -384,20 +389,23 @@ struct block_time {
 };
 
 /// Adds one launch's spread of the blocks' drain times (outcome's fields);
-/// tt: block_time's array.
-inline void add_block_times(outcome& out, std::vector<unsigned long long> tt) {
+/// tt: block_time's array; blocks [0, drainers) started together.
+inline void add_block_times(outcome& out, std::vector<unsigned long long> tt, std::uint32_t drainers) {
   const std::size_t n = tt.size() / 2;
   if (n == 0) return;
   const std::size_t tenth = std::max<std::size_t>(1, n / 10);
-  auto mean = [&](std::size_t from) {
+  auto mean = [&](std::size_t from, std::size_t count) {
     double s = 0;
-    for (std::size_t i = from; i < from + tenth; ++i) s += double(tt[i]);
-    return s / double(tenth) * 1e-9;
+    for (std::size_t i = from; i < from + count; ++i) s += double(tt[i]);
+    return count ? s / double(count) * 1e-9 : 0.0;
   };
-  out.thread_seconds_low_ids += mean(0);
-  out.thread_seconds_high_ids += mean(n - tenth);
-  out.pause_seconds_low_ids += mean(n);
-  out.pause_seconds_high_ids += mean(2 * n - tenth);
+  out.thread_seconds_low_ids += mean(0, tenth);
+  out.thread_seconds_high_ids += mean(n - tenth, tenth);
+  out.pause_seconds_low_ids += mean(n, tenth);
+  out.pause_seconds_high_ids += mean(2 * n - tenth, tenth);
+  const std::size_t first = std::min<std::size_t>(drainers, n);
+  out.thread_seconds_first_wave += mean(0, first);
+  out.thread_seconds_handed_out += mean(first, n - first);
   const stm::workloads::detail::median_max s =
       stm::workloads::detail::median_and_max_seconds(tt.begin(), tt.begin() + static_cast<std::ptrdiff_t>(n));
   out.thread_seconds_p50 += s.p50;
@@ -468,6 +476,7 @@ outcome run_with(const config& c, std::uint32_t semantic_retries, const layout& 
   policy.semantic_retries = semantic_retries;
   generate_kernel gen{table.data(), L, c.threads, c.tpt, c.user, c.queries, mix_of(c), 0};
   auto k = make(L, table.ref(), policy, handed.data(), times.data());
+  out.drainers = k.blocks.workers;
   do {
     gen.launch = out.launches++;
     Exec::run(c.threads, gen);  // not timed: the table is the application's input
@@ -477,7 +486,7 @@ outcome run_with(const config& c, std::uint32_t semantic_retries, const layout& 
     out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), c.threads));
     handed.fill(0);
     out.seconds += Exec::run(k.blocks.workers, k);
-    add_block_times(out, times.to_vector());  // not timed
+    add_block_times(out, times.to_vector(), k.blocks.workers);  // not timed
     const stm::txtable_audit a = table.template audit<Exec>(no_value{});
     out.table.committed += a.committed;
     out.table.unresolved += a.unresolved;

@@ -101,20 +101,10 @@ std::vector<bench::result> run(const bench::options& o) {
   r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
   r.str("driver", stm::workloads::bank::driver_name(c.drive));
-  r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
-  r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
-  r.integer("transactions", static_cast<std::int64_t>(out.transactions));
-  r.integer("semantic_capable", static_cast<std::int64_t>(out.semantic_capable));
+  r.tuning(o.tune).counters(out.stats);
+  r.table(out.table, out.stats, out.transactions, out.semantic_capable, out.semantic_retries, c.policy.max_postpones);
   r.integer("queries", static_cast<std::int64_t>(out.queries));
-  r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-  r.integer("postponed_then_committed", static_cast<std::int64_t>(out.table.committed_after_conflict));
-  r.integer("unresolved", static_cast<std::int64_t>(out.table.unresolved));
   const std::uint64_t sem = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
-  r.integer("semantic_conflicts", static_cast<std::int64_t>(sem));
-  r.integer("concurrent_aborts", static_cast<std::int64_t>(out.stats.total_aborts() - sem));
-  r.aborts(out.stats.aborts);
-  r.num("abort_rate", out.stats.abort_rate());
-  r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
   r.num("retries_per_commit",
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));

@@ -170,7 +170,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.str("graph", p.graph).integer("vertices", in.g.vertices).integer("edges", static_cast<std::int64_t>(in.g.edges()));
     r.integer("max_value", p.max_value).integer("distinct_minima", static_cast<std::int64_t>(components));
     r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
-    r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
+    r.tuning(o.tune);
     r.integer("rounds", out.rounds).integer("sends", static_cast<std::int64_t>(out.sent));
     r.integer("lowered", static_cast<std::int64_t>(out.lowered));
     {  // where the time goes: each round's kernel time
@@ -179,9 +179,7 @@ std::vector<bench::result> run(const bench::options& o) {
         per_round.emplace_back(std::to_string(k + 1), out.round_seconds[k] * 1e3);
       r.object("round_ms", per_round);
     }
-    r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-    r.aborts(out.stats.aborts);
-    r.num("abort_rate", out.stats.abort_rate());
+    r.counters(out.stats);
     r.num("ms", out.seconds * 1e3);
     r.num("tx_per_second", out.seconds > 0 ? double(out.stats.commits) / out.seconds : 0.0);
     // throughput: edges of the graph per second of the whole propagation (the

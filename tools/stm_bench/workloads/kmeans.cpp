@@ -114,10 +114,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("points", c.points).integer("clusters", c.clusters).integer("iterations", c.iterations);
     r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
     if (v == km::impl::tx_block) r.integer("block", c.block);
-    r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
-    r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-    r.aborts(out.stats.aborts);
-    r.num("abort_rate", out.stats.abort_rate());
+    r.tuning(o.tune).counters(out.stats);
     const double it = double(c.iterations), upd = out.update_seconds;
     r.num("update_seconds", upd).num("assign_seconds", out.assign_seconds);
     r.num("seconds_per_iteration", out.seconds / it).num("update_seconds_per_iteration", upd / it);

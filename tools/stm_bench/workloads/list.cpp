@@ -163,10 +163,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("succeeded", static_cast<std::int64_t>(out.succeeded));
     r.integer("final_size", static_cast<std::int64_t>(out.final_size));
     r.integer("capacity_aborts", static_cast<std::int64_t>(out.capacity));
-    if (impl == "tx") {
-      r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-      r.aborts(out.stats.aborts);
-    }
+    if (impl == "tx") r.counters(out.stats);
     r.measured(double(out.ops), out.seconds, out.verified, impl + ": " + out.message);
     rs.push_back(r);
   }

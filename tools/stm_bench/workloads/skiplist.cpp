@@ -126,12 +126,8 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("capacity_aborts", static_cast<std::int64_t>(out.capacity));
     r.integer("pool_exhausted", static_cast<std::int64_t>(out.exhausted));
     if (tx) {
-      r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-      r.aborts(out.stats.aborts);
-      r.num("abort_rate", out.stats.abort_rate());
-      r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
+      r.counters(out.stats).tuning(o.tune);
       r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
-      r.integer("cm_wait", o.tune.wait_polls).integer("cm_backoff", o.tune.backoff_max_ns);
     }
     r.measured(double(out.ops), out.seconds, out.verified, std::string(wl::impl_name(which)) + ": " + out.message);
     rs.push_back(r);

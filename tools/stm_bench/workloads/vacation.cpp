@@ -149,18 +149,8 @@ std::vector<bench::result> run(const bench::options& o) {
     r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
     r.str("mode", c.seconds > 0 ? "timed" : "drain");
     r.integer("semantic_items", out.semantic_items).integer("pairs_per_thread", out.pairs_per_thread);
-    r.integer("semantic_retries", out.semantic_retries).integer("max_postpones", c.policy.max_postpones);
-    r.integer("transactions", static_cast<std::int64_t>(out.transactions));
-    r.integer("semantic_capable", static_cast<std::int64_t>(out.semantic_capable));
-    r.integer("commits", static_cast<std::int64_t>(out.stats.commits));
-    r.integer("postponed_then_committed", static_cast<std::int64_t>(out.table.committed_after_conflict));
-    r.integer("unresolved", static_cast<std::int64_t>(out.table.unresolved));
-    const std::uint64_t sem = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];
-    r.integer("semantic_conflicts", static_cast<std::int64_t>(sem));
-    r.integer("concurrent_aborts", static_cast<std::int64_t>(out.stats.total_aborts() - sem));
-    r.aborts(out.stats.aborts);
-    r.integer("steals", static_cast<std::int64_t>(out.stats.steals));
-    r.num("abort_rate", out.stats.abort_rate());
+    r.counters(out.stats);
+    r.table(out.table, out.stats, out.transactions, out.semantic_capable, out.semantic_retries, c.policy.max_postpones);
     r.integer("reservations", static_cast<std::int64_t>(out.reservations));
     r.integer("launches", static_cast<std::int64_t>(out.launches));
     // The blocks' drain times (block t: thread t's transactions): the tail,
@@ -168,6 +158,9 @@ std::vector<bench::result> run(const bench::options& o) {
     r.num("thread_time_p50", out.thread_seconds_p50).num("thread_time_max", out.thread_seconds_max);
     r.num("thread_time_low_ids", out.thread_seconds_low_ids).num("thread_time_high_ids", out.thread_seconds_high_ids);
     r.num("pause_low_ids", out.pause_seconds_low_ids).num("pause_high_ids", out.pause_seconds_high_ids);
+    // Blocks that started with the launch against those handed out later.
+    r.integer("drainers", out.drainers);
+    r.num("thread_time_first_wave", out.thread_seconds_first_wave).num("thread_time_handed_out", out.thread_seconds_handed_out);
     r.measured(double(out.stats.commits), out.seconds, out.verified,
                impl + ": " + std::to_string(out.table.committed_after_conflict) +
                    " transactions postponed then committed, " + std::to_string(out.table.unresolved) +
