@@ -1,2 +1,0 @@
-// GPU instances of the contention-manager tests.
-#include "cmp_tests.inc"
