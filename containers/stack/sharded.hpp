@@ -96,7 +96,13 @@ struct sharded_ref {
     word bits = is_push ? detail::bits_of(value) : word(0);
     const detail::warp_plan plan = detail::warp_eliminate(mask, is_push, bits);
     const bool leader = plan.lane == plan.leader;
-    word vals[32];
+    word vals[32];  // leader only: the batch, entries [0, plan.rest)
+#if !defined(__CUDA_ARCH__)
+    // Some host compilers cannot see that only the leader reads vals, and only
+    // entries it wrote, and warn (-Wmaybe-uninitialized). Zeroing is cheap on
+    // the CPU backend; the device path stays without 32 stores per operation.
+    for (word& v : vals) v = 0;
+#endif
     std::uint32_t done = 0;  // leader: batch positions served so far
     if (plan.rest > 0) {
       if (plan.rest_push)
