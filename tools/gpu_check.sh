@@ -5,6 +5,7 @@
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
 #                            [--lin-batch=N] [--perturb-only=A,B] [--tests=A,B] [--test-jobs=N]
+#                            [--sanitizer-only]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
@@ -18,6 +19,8 @@
 #   --sanitizer-limit=S  cut one program under one tool after S seconds (default 600)
 #   --sanitizer-jobs=N   programs under the sanitizer at once (default 4); the sanitizers run
 #                     after the tests, never beside them
+#   --sanitizer-only  the GPU test programs under compute-sanitizer only, not run plainly first
+#                     (the plain run is the one to time; a sanitizer run only checks)
 #   --deadline=S      start no suite later than S seconds after the script started
 #   --suite-limit=S   cut a suite after S seconds (default 300)
 #   --test-limit=S    cut a test program after S seconds (default 300; raise it with --lin-histories)
@@ -56,7 +59,7 @@ shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
 PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
-TESTS_ONLY=""; TEST_JOBS=2
+TESTS_ONLY=""; TEST_JOBS=2; SANITIZER_ONLY=0
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
@@ -74,6 +77,7 @@ for a in "$@"; do
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
+    --sanitizer-only) SANITIZER_ONLY=1 ;;
     --cpu-tests) CPU_TESTS=1 ;;
     --no-tests) TESTS=0; SANITIZE=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
@@ -180,23 +184,25 @@ if [ "$TESTS" = 1 ]; then
   fi
   gpu_exes=$(printf '%s\n' $exes | grep '_gpu$')
   [ "$CPU_TESTS" = 1 ] || exes="$gpu_exes"
-  # Every test program, TEST_JOBS at a time, each bounded (--test-limit); each writes its own log.
-  : > "$RESULTS/test_status.txt"
-  [ -z "$exes" ] || printf '%s\n' $exes | xargs -P "$TEST_JOBS" -I{} bash -c \
-    't0=$(date +%s); log="$2/test_$(basename "$1").log"; STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
-     rc=$?; echo "$rc $(basename "$1") $(( $(date +%s) - t0 ))" >> "$2/test_status.txt"' \
-    _ {} "$RESULTS" "$TEST_LIMIT"
-  while read -r rc name secs; do echo "   $name: exit $rc, $secs s"; done < "$RESULTS/test_status.txt"
-  failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
-  passed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[       OK \]')
-  skipped=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
-  nfailed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  FAILED  \] .*(')
-  if [ -z "$failed" ]; then
-    note "tests: all $(wc -l < "$RESULTS/test_status.txt") programs passed: $passed tests passed, $skipped skipped"
-  else
-    status=1
-    note "tests: FAILED programs: $(echo $failed) ($passed passed, $nfailed failed, $skipped skipped)"
-    grep -h -A12 'Failure$\|^\[  FAILED  \] .*(' "$RESULTS"/test_*.log | head -100
+  if [ "$SANITIZER_ONLY" = 0 ]; then
+    # Every test program, TEST_JOBS at a time, each bounded (--test-limit); each writes its own log.
+    : > "$RESULTS/test_status.txt"
+    [ -z "$exes" ] || printf '%s\n' $exes | xargs -P "$TEST_JOBS" -I{} bash -c \
+      't0=$(date +%s); log="$2/test_$(basename "$1").log"; STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
+       rc=$?; echo "$rc $(basename "$1") $(( $(date +%s) - t0 ))" >> "$2/test_status.txt"' \
+      _ {} "$RESULTS" "$TEST_LIMIT"
+    while read -r rc name secs; do echo "   $name: exit $rc, $secs s"; done < "$RESULTS/test_status.txt"
+    failed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/test_status.txt")
+    passed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[       OK \]')
+    skipped=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  SKIPPED \] .*(')  # the test lines, not gtest's summary
+    nfailed=$(cat "$RESULTS"/test_*.log 2>/dev/null | grep -c '^\[  FAILED  \] .*(')
+    if [ -z "$failed" ]; then
+      note "tests: all $(wc -l < "$RESULTS/test_status.txt") programs passed: $passed tests passed, $skipped skipped"
+    else
+      status=1
+      note "tests: FAILED programs: $(echo $failed) ($passed passed, $nfailed failed, $skipped skipped)"
+      grep -h -A12 'Failure$\|^\[  FAILED  \] .*(' "$RESULTS"/test_*.log | head -100
+    fi
   fi
   tar czf "$OUT/results.tgz" -C "$RESULTS" .
   # The sanitizers after the tests: they check, they time nothing, but beside the tests they
@@ -206,8 +212,8 @@ if [ "$TESTS" = 1 ]; then
     ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT
       for exe in $gpu_exes; do sanitized "$exe" || continue
         for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
-        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' > "$RESULTS/sanitizer.txt" 2>&1 )
-    while read -r line; do case "$line" in compute-sanitizer*) note "$line" ;; esac; done < "$RESULTS/sanitizer.txt"
+        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' 2>&1 | tee "$RESULTS/sanitizer.txt" )
+    while read -r line; do case "$line" in compute-sanitizer*) summary+=("$line") ;; esac; done < "$RESULTS/sanitizer.txt"
     grep -q "FAILED\|NOT FINISHED\|ERRORS" "$RESULTS/sanitizer.txt" && status=1
   fi
   tar czf "$OUT/results.tgz" -C "$RESULTS" .
