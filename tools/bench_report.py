@@ -107,7 +107,7 @@ PIVOTS = {
     "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
     "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
     "list": (("impl",), ("mode", "keys", "threads", "ops")),
-    "skiplist": (("cm",), ("mix", "read_only", "threads", "hash")),
+    "skiplist": (("cm", "priority"), ("mix", "read_only", "threads", "hash")),
     "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
     "kmeans": (("impl", "cm", "block"), ("points", "threads", "hash")),
     "graph": (("impl", "cm"), ("graph", "edges", "threads", "hash")),
@@ -146,6 +146,8 @@ def contender(r, fields):
             parts.append(f"(back-off cap {v / 1e6:g} ms)" if v else "(default)")
         elif f == "block":
             parts.append(f"(block {v})")
+        elif f == "priority":
+            parts.append("(aging)" if v == "aging" else "")  # the paper's thread-id rule is the default
         elif f == "offer_ns":
             if r.get("elim_slots"):
                 parts.append(f"{v} ns)")
@@ -191,7 +193,7 @@ HEADLINES = [
      and (r.get("preset") == "high" or r.get("semantic") == 100), ("impl", "cm"), ("preset", "threads")),
     ("kmeans", LARGEST, lambda r: True, ("impl", "cm", "block"), ("points", "threads")),
     ("graph", LARGEST, lambda r: r.get("hash", 1) == 1, ("impl", "cm"), ("graph", "edges", "threads")),
-    ("skiplist", LARGEST, lambda r: r.get("hash", 1) == 1, ("impl", "cm"), ("mix", "read_only", "threads")),
+    ("skiplist", LARGEST, lambda r: r.get("hash", 1) == 1, ("impl", "cm", "priority"), ("mix", "read_only", "threads")),
     ("stack", LARGEST, lambda r: True, ("impl", "cm"), ("threads", "ops")),
     ("queue", LARGEST, lambda r: True, ("impl", "cm"), ("mode", "threads")),
     ("list", LARGEST, lambda r: True, ("impl", "cm"), ("mode", "threads")),
