@@ -5,7 +5,7 @@
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
 #                            [--lin-batch=N] [--perturb-only=A,B] [--tests=A,B] [--test-jobs=N]
-#                            [--sanitizer-only]
+#                            [--sanitizer-only] [--sanitizer-shards=N]
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
@@ -19,6 +19,8 @@
 #   --sanitizer-limit=S  cut one program under one tool after S seconds (default 600)
 #   --sanitizer-jobs=N   programs under the sanitizer at once (default 4); the sanitizers run
 #                     after the tests, never beside them
+#   --sanitizer-shards=N  each program's tests split over N processes under one tool
+#                     (GoogleTest sharding, default 1): the longest test, not the sum, bounds it
 #   --sanitizer-only  the GPU test programs under compute-sanitizer only, not run plainly first
 #                     (the plain run is the one to time; a sanitizer run only checks)
 #   --deadline=S      start no suite later than S seconds after the script started
@@ -59,7 +61,7 @@ shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
 PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
-TESTS_ONLY=""; TEST_JOBS=2; SANITIZER_ONLY=0
+TESTS_ONLY=""; TEST_JOBS=2; SANITIZER_ONLY=0; SANITIZER_SHARDS=1
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
@@ -78,6 +80,7 @@ for a in "$@"; do
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
     --sanitizer-only) SANITIZER_ONLY=1 ;;
+    --sanitizer-shards=*) SANITIZER_SHARDS="${a#--sanitizer-shards=}" ;;
     --cpu-tests) CPU_TESTS=1 ;;
     --no-tests) TESTS=0; SANITIZE=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
@@ -89,10 +92,10 @@ for a in "$@"; do
     *) echo "gpu_check.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
-for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS TEST_LIMIT TEST_JOBS; do
+for v in SUITE_LIMIT SANITIZER_LIMIT SANITIZER_JOBS SANITIZER_SHARDS TEST_LIMIT TEST_JOBS; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu_check.sh: --$(echo "$v" | tr 'A-Z_' 'a-z-') takes a whole number, got '${!v}'" >&2; exit 2; }
 done
-[ "$TEST_JOBS" -ge 1 ] && [ "$SANITIZER_JOBS" -ge 1 ] || { echo "gpu_check.sh: --test-jobs and --sanitizer-jobs take at least 1" >&2; exit 2; }
+[ "$TEST_JOBS" -ge 1 ] && [ "$SANITIZER_JOBS" -ge 1 ] && [ "$SANITIZER_SHARDS" -ge 1 ] || { echo "gpu_check.sh: --test-jobs, --sanitizer-jobs and --sanitizer-shards take at least 1" >&2; exit 2; }
 [ -z "$LIN_HISTORIES" ] || [[ "$LIN_HISTORIES" =~ ^[1-9][0-9]{0,7}$ ]] || { echo "gpu_check.sh: --lin-histories takes a positive count below 10^8, got '$LIN_HISTORIES'" >&2; exit 2; }
 [ -z "$LIN_BATCH" ] || { [[ "$LIN_BATCH" =~ ^[1-9][0-9]{0,4}$ ]] && [ "$LIN_BATCH" -le 65536 ]; } || { echo "gpu_check.sh: --lin-batch takes a count from 1 to 65536, got '$LIN_BATCH'" >&2; exit 2; }
 [[ "$PERTURB_RATE" =~ ^(0|1|0?\.[0-9]+|1\.0*)$ ]] || { echo "gpu_check.sh: --perturb-rate takes a probability in [0, 1], got '$PERTURB_RATE'" >&2; exit 2; }
@@ -147,16 +150,25 @@ export BENCH
 # Prints one line: tool, program, tests run, errors (racecheck: also hazards).
 # The linearizability tests check their default counts here, whatever --lin-histories says.
 sanitize() {
-  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc
+  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc=0 i
   t0=$(date +%s)
-  env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-    "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log" 2>&1
-  rc=$?
+  # SANITIZER_SHARDS processes share the program's tests (GoogleTest's sharding): the
+  # sanitizers' host-side work runs on as many cores, and the longest test bounds the run.
+  for ((i = 0; i < SANITIZER_SHARDS; i++)); do
+    env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 GTEST_TOTAL_SHARDS="$SANITIZER_SHARDS" GTEST_SHARD_INDEX="$i" \
+      timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log.$i" 2>&1 &
+  done
+  for ((i = 0; i < SANITIZER_SHARDS; i++)); do
+    local r=0; wait -n || r=$?
+    # the worst exit status: an error report, then a failure, then a cut, then clean
+    case "$r" in 99) rc=99 ;; 0) ;; 124) [ "$rc" = 0 ] && rc=124 ;; *) [ "$rc" = 99 ] || rc=$r ;; esac
+  done
+  cat "$log".* > "$log" && rm -f "$log".*
   local ran errors hazards verdict
   ran=$(grep -c '^\[       OK \]\|^\[  FAILED  \] .*(' "$log")
-  errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
-  hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -1 | grep -o '[0-9]* hazard' | grep -o '[0-9]*')
-  [ -n "$errors" ] || errors=$(grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)' "$log")
+  errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n + 0}')
+  hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | awk '{n += $3} END {if (NR) print n + 0}')
   case $rc in
     0) verdict="clean" ;;
     124) verdict="NOT FINISHED in $SANITIZER_LIMIT s" ;;
@@ -209,7 +221,7 @@ if [ "$TESTS" = 1 ]; then
   # would slow the GPU under the tests' wall-clock bounds.
   : > "$RESULTS/sanitizer.txt"
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS
       for exe in $gpu_exes; do sanitized "$exe" || continue
         for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
         xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' 2>&1 | tee "$RESULTS/sanitizer.txt" )
