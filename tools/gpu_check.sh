@@ -150,7 +150,7 @@ export BENCH
 # Prints one line: tool, program, tests run, errors (racecheck: also hazards).
 # The linearizability tests check their default counts here, whatever --lin-histories says.
 sanitize() {
-  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc=0 i
+  local exe="$1" tool="$2" log="$RESULTS/sanitizer_${2}_$(basename "$1").log" t0 rc=0 i pids=()
   t0=$(date +%s)
   # SANITIZER_SHARDS processes share the program's tests (GoogleTest's sharding): the
   # sanitizers' host-side work runs on as many cores, and the longest test bounds the run.
@@ -158,9 +158,10 @@ sanitize() {
     env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 GTEST_TOTAL_SHARDS="$SANITIZER_SHARDS" GTEST_SHARD_INDEX="$i" \
       timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log.$i" 2>&1 &
+    pids+=($!)
   done
-  for ((i = 0; i < SANITIZER_SHARDS; i++)); do
-    local r=0; wait -n || r=$?
+  for i in "${pids[@]}"; do  # each by its pid: `wait -n` loses shards that end together (exit 127)
+    local r=0; wait "$i" || r=$?
     # the worst exit status: an error report, then a failure, then a cut, then clean
     case "$r" in 99) rc=99 ;; 0) ;; 124) [ "$rc" = 0 ] && rc=124 ;; *) [ "$rc" = 99 ] || rc=$r ;; esac
   done
