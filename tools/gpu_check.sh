@@ -170,6 +170,8 @@ sanitize() {
   ran=$(grep -c '^\[       OK \]\|^\[  FAILED  \] .*(' "$log")
   errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n + 0}')
   hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | awk '{n += $3} END {if (NR) print n + 0}')
+  # a cut run prints no summary: count the reports it printed
+  grep -q 'ERROR SUMMARY' "$log" || errors=$(grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)' "$log")
   case $rc in
     0) verdict="clean" ;;
     124) verdict="NOT FINISHED in $SANITIZER_LIMIT s" ;;
