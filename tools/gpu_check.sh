@@ -20,7 +20,10 @@
 #   --sanitizer-jobs=N   programs under the sanitizer at once (default 4); the sanitizers run
 #                     after the tests, never beside them
 #   --sanitizer-shards=N  each program's tests split over N processes under one tool
-#                     (GoogleTest sharding, default 1): the longest test, not the sum, bounds it
+#                     (GoogleTest sharding, default 1): the longest test, not the sum, bounds it.
+#                     On a machine of several GPUs the shards and programs are spread over
+#                     them (each process sees one, CUDA_VISIBLE_DEVICES); the GPUs are those of
+#                     CUDA_VISIBLE_DEVICES when it is set, else every one nvidia-smi lists
 #   --sanitizer-only  the GPU test programs under compute-sanitizer only, not run plainly first
 #                     (the plain run is the one to time; a sanitizer run only checks)
 #   --deadline=S      start no suite later than S seconds after the script started
@@ -154,24 +157,35 @@ sanitize() {
   t0=$(date +%s)
   # SANITIZER_SHARDS processes share the program's tests (GoogleTest's sharding): the
   # sanitizers' host-side work runs on as many cores, and the longest test bounds the run.
+  local pair="${3:-0}" gpus=(${SANITIZER_GPUS//,/ }) dev=()
   for ((i = 0; i < SANITIZER_SHARDS; i++)); do
-    env -u STM_LIN_HISTORIES -u STM_LIN_BATCH STM_TEST_REDUCED=1 GTEST_TOTAL_SHARDS="$SANITIZER_SHARDS" GTEST_SHARD_INDEX="$i" \
+    # shard i of the pair-th program/tool pair: the next GPU in turn, so that the pairs'
+    # shards spread evenly (GPUs time-slice between processes; each more card adds its time)
+    [ "${#gpus[@]}" -gt 1 ] && dev=(CUDA_VISIBLE_DEVICES="${gpus[$(( (pair * SANITIZER_SHARDS + i) % ${#gpus[@]} ))]}")
+    env -u STM_LIN_HISTORIES -u STM_LIN_BATCH "${dev[@]}" STM_TEST_REDUCED=1 GTEST_TOTAL_SHARDS="$SANITIZER_SHARDS" GTEST_SHARD_INDEX="$i" \
       timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log.$i" 2>&1 &
     pids+=($!)
   done
-  for i in "${pids[@]}"; do  # each by its pid: `wait -n` loses shards that end together (exit 127)
-    local r=0; wait "$i" || r=$?
+  local nocuda='terminated before first instrumented API call'
+  for i in "${!pids[@]}"; do  # each by its pid: `wait -n` loses shards that end together (exit 127)
+    local r=0; wait "${pids[$i]}" || r=$?
+    # A shard whose tests made no CUDA call (no test left for it, or host-only tests): the
+    # sanitizer exits 255 with the line above. Clean when its tests passed.
+    if [ "$r" = 255 ] && grep -q "$nocuda" "$log.$i" && grep -q '^\[  PASSED  \]' "$log.$i" &&
+       ! grep -q '^\[  FAILED  \]' "$log.$i"; then r=0; fi
     # the worst exit status: an error report, then a failure, then a cut, then clean
     case "$r" in 99) rc=99 ;; 0) ;; 124) [ "$rc" = 0 ] && rc=124 ;; *) [ "$rc" = 99 ] || rc=$r ;; esac
   done
-  cat "$log".* > "$log" && rm -f "$log".*
+  for ((i = 0; i < SANITIZER_SHARDS; i++)); do cat "$log.$i"; done > "$log" && rm -f "$log".*
   local ran errors hazards verdict
   ran=$(grep -c '^\[       OK \]\|^\[  FAILED  \] .*(' "$log")
   errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n + 0}')
   hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | awk '{n += $3} END {if (NR) print n + 0}')
+  # racecheck's summary counts its errors beside its hazards
+  errors=$(( errors + $(grep -o 'RACECHECK SUMMARY: .*(\([0-9]*\) errors' "$log" | grep -o '([0-9]*' | tr -d '(' | awk '{n += $1} END {print n + 0}') ))
   # a cut run prints no summary: count the reports it printed
-  grep -q 'ERROR SUMMARY' "$log" || errors=$(grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)' "$log")
+  [ "$rc" = 124 ] && errors=$(grep -v "$nocuda" "$log" | grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)')
   case $rc in
     0) verdict="clean" ;;
     124) verdict="NOT FINISHED in $SANITIZER_LIMIT s" ;;
@@ -224,10 +238,14 @@ if [ "$TESTS" = 1 ]; then
   # would slow the GPU under the tests' wall-clock bounds.
   : > "$RESULTS/sanitizer.txt"
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS
+    # the GPUs the sanitizer processes are spread over (sanitize above)
+    SANITIZER_GPUS="${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd, -)}"
+    echo "compute-sanitizer processes spread over GPUs: ${SANITIZER_GPUS:-the default one}"
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS SANITIZER_GPUS
+      pair=0
       for exe in $gpu_exes; do sanitized "$exe" || continue
-        for tool in ${TOOLS//,/ }; do echo "$exe $tool"; done; done |
-        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1"' 2>&1 | tee "$RESULTS/sanitizer.txt" )
+        for tool in ${TOOLS//,/ }; do echo "$exe $tool $pair"; pair=$((pair + 1)); done; done |
+        xargs -P "$SANITIZER_JOBS" -L 1 bash -c 'sanitize "$0" "$1" "$2"' 2>&1 | tee "$RESULTS/sanitizer.txt" )
     while read -r line; do case "$line" in compute-sanitizer*) summary+=("$line") ;; esac; done < "$RESULTS/sanitizer.txt"
     grep -q "FAILED\|NOT FINISHED\|ERRORS" "$RESULTS/sanitizer.txt" && status=1
   fi
