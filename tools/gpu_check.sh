@@ -57,6 +57,8 @@
 #                           and the errors found
 #   OUT_DIR/lin_dumps/      every undecided or violating linearizability history, one file
 #                           each (STM_LIN_DUMP_DIR; re-check on a CPU with STM_LIN_RECHECK)
+# Environment: COMPUTE_SANITIZER, the sanitizer to run (default compute-sanitizer on the PATH);
+# CUDA_VISIBLE_DEVICES, the GPUs the sanitizer processes are spread over.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:?usage: tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--only=NAME]}"
@@ -129,6 +131,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+COMPUTE_SANITIZER="${COMPUTE_SANITIZER:-compute-sanitizer}"  # another toolkit's, or a stand-in (tests/tools)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv || true
 nvcc --version | tail -1
 
@@ -163,7 +166,7 @@ sanitize() {
     # shards spread evenly (GPUs time-slice between processes; each more card adds its time)
     [ "${#gpus[@]}" -gt 1 ] && dev=(CUDA_VISIBLE_DEVICES="${gpus[$(( (pair * SANITIZER_SHARDS + i) % ${#gpus[@]} ))]}")
     env -u STM_LIN_HISTORIES -u STM_LIN_BATCH "${dev[@]}" STM_TEST_REDUCED=1 GTEST_TOTAL_SHARDS="$SANITIZER_SHARDS" GTEST_SHARD_INDEX="$i" \
-      timeout "$SANITIZER_LIMIT" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      timeout "$SANITIZER_LIMIT" "$COMPUTE_SANITIZER" --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "$exe" --gtest_filter='-*FullOccupancy*:*Stress*:*Sweep*' > "$log.$i" 2>&1 &
     pids+=($!)
   done
@@ -183,7 +186,7 @@ sanitize() {
   errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n + 0}')
   hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | awk '{n += $3} END {if (NR) print n + 0}')
   # racecheck's summary counts its errors beside its hazards
-  errors=$(( errors + $(grep -o 'RACECHECK SUMMARY: .*(\([0-9]*\) errors' "$log" | grep -o '([0-9]*' | tr -d '(' | awk '{n += $1} END {print n + 0}') ))
+  errors=$(( errors + $(grep -o 'RACECHECK SUMMARY: .*([0-9]* error' "$log" | grep -o '([0-9]*' | tr -d '(' | awk '{n += $1} END {print n + 0}') ))
   # a cut run prints no summary: count the reports it printed
   [ "$rc" = 124 ] && errors=$(grep -v "$nocuda" "$log" | grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)')
   case $rc in
@@ -237,11 +240,11 @@ if [ "$TESTS" = 1 ]; then
   # The sanitizers after the tests: they check, they time nothing, but beside the tests they
   # would slow the GPU under the tests' wall-clock bounds.
   : > "$RESULTS/sanitizer.txt"
-  if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  if [ "$SANITIZE" = 1 ] && command -v "$COMPUTE_SANITIZER" >/dev/null; then
     # the GPUs the sanitizer processes are spread over (sanitize above)
     SANITIZER_GPUS="${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd, -)}"
     echo "compute-sanitizer processes spread over GPUs: ${SANITIZER_GPUS:-the default one}"
-    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS SANITIZER_GPUS
+    ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS SANITIZER_GPUS COMPUTE_SANITIZER
       pair=0
       for exe in $gpu_exes; do sanitized "$exe" || continue
         for tool in ${TOOLS//,/ }; do echo "$exe $tool $pair"; pair=$((pair + 1)); done; done |
