@@ -243,7 +243,7 @@ if [ "$TESTS" = 1 ]; then
   if [ "$SANITIZE" = 1 ] && command -v "$COMPUTE_SANITIZER" >/dev/null; then
     # the GPUs the sanitizer processes are spread over (sanitize above)
     SANITIZER_GPUS="${CUDA_VISIBLE_DEVICES:-$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd, -)}"
-    echo "compute-sanitizer processes spread over GPUs: ${SANITIZER_GPUS:-the default one}"
+    echo "sanitizer processes spread over GPUs: ${SANITIZER_GPUS:-the default one}"
     ( export -f sanitize sanitized; export RESULTS SANITIZE_ONLY SANITIZER_LIMIT SANITIZER_SHARDS SANITIZER_GPUS COMPUTE_SANITIZER
       pair=0
       for exe in $gpu_exes; do sanitized "$exe" || continue
