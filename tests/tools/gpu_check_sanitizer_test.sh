@@ -47,7 +47,7 @@ chmod +x "$tmp"/bin/* "$tmp/pre/stm_bench" "$tmp"/pre/tests/*
 run() {  # run NAME ARGS...: gpu_check.sh's sanitizer step only, its lines in $tmp/NAME.txt
   local name=$1; shift
   : > "$tmp/$name.spread"
-  PATH="$tmp/bin:$PATH" COMPUTE_SANITIZER="$tmp/bin/sanitizer" SPREAD_LOG="$tmp/$name.spread" \
+  TMPDIR="$tmp" PATH="$tmp/bin:$PATH" COMPUTE_SANITIZER="$tmp/bin/sanitizer" SPREAD_LOG="$tmp/$name.spread" \
     bash "$root/tools/gpu_check.sh" "$tmp/out_$name" --prebuilt="$tmp/pre" --no-bench --sanitizer-only \
     --sanitizer-limit=3 --sanitizer-jobs=5 "$@" > /dev/null 2>&1
   grep -h '^compute-sanitizer [a-z]* ' "$tmp/out_$name/summary.txt" | sort -u > "$tmp/$name.txt"
