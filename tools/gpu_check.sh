@@ -183,12 +183,13 @@ sanitize() {
   for ((i = 0; i < SANITIZER_SHARDS; i++)); do cat "$log.$i"; done > "$log" && rm -f "$log".*
   local ran errors hazards verdict
   ran=$(grep -c '^\[       OK \]\|^\[  FAILED  \] .*(' "$log")
-  errors=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{n += $3} END {print n + 0}')
   hazards=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | awk '{n += $3} END {if (NR) print n + 0}')
-  # racecheck's summary counts its errors beside its hazards
-  errors=$(( errors + $(grep -o 'RACECHECK SUMMARY: .*([0-9]* error' "$log" | grep -o '([0-9]*' | tr -d '(' | awk '{n += $1} END {print n + 0}') ))
-  # a cut run prints no summary: count the reports it printed
-  [ "$rc" = 124 ] && errors=$(grep -v "$nocuda" "$log" | grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)')
+  if [ "$rc" = 124 ]; then  # a cut run prints no summary: count the reports it printed
+    errors=$(grep -v "$nocuda" "$log" | grep -c '^========= \(Invalid\|Uninitialized\|Barrier\|Race\|Error\)')
+  else  # every shard's summary: "ERROR SUMMARY: N errors", racecheck's "(N errors, ...)"
+    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\).*/\1/p; s/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" |
+             awk '{n += $1} END {print n + 0}')
+  fi
   case $rc in
     0) verdict="clean" ;;
     124) verdict="NOT FINISHED in $SANITIZER_LIMIT s" ;;
