@@ -347,6 +347,7 @@ result& result::counters(const stm::tx_stats& s) {
   integer("commits", static_cast<std::int64_t>(s.commits));
   aborts(s.aborts);
   num("abort_rate", s.abort_rate());
+  integer("escalations", static_cast<std::int64_t>(s.escalations));
   return integer("steals", static_cast<std::int64_t>(s.steals));
 }
 result& result::tuning(const stm::manager_tuning& t) {

@@ -166,7 +166,7 @@ struct result {
   result& object(const std::string& key, const std::vector<std::pair<std::string, double>>& v);
   /// "aborts": {cause: count} for the num_abort_causes counters of a run.
   result& aborts(const std::uint64_t* by_cause);
-  /// A run's transaction counters: "commits", "aborts" (by cause), "abort_rate", "steals".
+  /// A run's transaction counters: "commits", "aborts" (by cause), "abort_rate", "escalations", "steals".
   result& counters(const stm::tx_stats& s);
   /// The contention manager's tuning: "cm_wait", "cm_backoff".
   result& tuning(const stm::manager_tuning& t);
