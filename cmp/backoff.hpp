@@ -91,17 +91,18 @@ struct backoff : manager_base {
     if (!all_covered) platform::fence_seq_cst();
     else platform::fence_acquire();
     // 2. validate the read set.
-    if (!Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
-          const auto& r = tx.reads[i];
-          if (!r.covered) {
-            const std::uint32_t w = tx.table.word(r.lock).load(memory_order_relaxed);
-            if (!lw::is_free(w) || lw::version(w) != r.version()) {
-              if (!lw::is_free(w)) held(r.lock, w);
-              return false;
-            }
-          }
-          return load_word(r.addr, r.size) == r.value;
-        }))
+    if (!Core::template each_loaded<R>(
+            tx.n_reads, [&](std::uint32_t i) { return tx.read_word_and_value(i); },
+            [&](std::uint32_t i, const typename Core::read_look& l) {
+              const auto& r = tx.reads[i];
+              if (!r.covered) {
+                if (!lw::is_free(l.word) || lw::version(l.word) != r.version()) {
+                  if (!lw::is_free(l.word)) held(r.lock, l.word);
+                  return false;
+                }
+              }
+              return l.value == r.value;
+            }))
       return tx.abort_releasing(abort_cause::validation);
     // 3. final locks. Under this manager only the pre-lock holder changes a
     // pre-locked word, except an escalated transaction (stm/detail/tx_core.hpp),

@@ -32,11 +32,14 @@
 //    transactions are all short (or that rely on their manager's progress).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "stm/backend.hpp"
 #include "stm/buffer.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
@@ -52,6 +55,11 @@ struct lock_table_ref {
   std::uintptr_t base = 0;
   std::uint64_t* clock = nullptr;       // commit clock; nullptr: the table has none
   std::uint64_t* escalation = nullptr;  // escalation token (gate_* below): 0 free; nullptr: none
+  // Admission gates (stm/detail/admission.hpp), one per SM: word 0 of a
+  // group's 128-byte line counts the attempts inside, word 1 is its limit.
+  // nullptr: no admission control.
+  std::uint32_t* admission = nullptr;
+  std::uint32_t admission_groups = 1;
 
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
@@ -65,6 +73,13 @@ struct lock_table_ref {
   STM_HD bool has_clock() const { return clock != nullptr; }
   STM_HD atomic_ref<std::uint64_t> clock_word() const { return atomic_ref<std::uint64_t>(*clock); }
   STM_HD atomic_ref<std::uint64_t> escalation_word() const { return atomic_ref<std::uint64_t>(*escalation); }
+  static constexpr std::uint32_t admission_stride = 32;  // 128 bytes per group
+  STM_HD atomic_ref<std::uint32_t> admission_active(std::uint32_t g) const {
+    return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride]);
+  }
+  STM_HD atomic_ref<std::uint32_t> admission_limit(std::uint32_t g) const {
+    return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride + 1]);
+  }
 
   /// The escalation token's fields (stm/detail/tx_core.hpp, "Escalation"):
   /// bits 0-31 the exclusive holder's tid + 1 (0: none), bit 32 an exclusive
@@ -85,9 +100,15 @@ class lock_table {
   /// commits keep the commit clock, escalation: whether long transactions may
   /// escalate (both above). Throws usage_error otherwise, or when the table
   /// does not fit in (device) memory.
+  /// admission: whether attempts that keep aborting pass an adaptive gate
+  /// per SM (stm/detail/admission.hpp); default on, off when the environment
+  /// variable STM_ADMISSION is 0.
   lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock,
-             std::uint32_t words_per_lock = 1, bool clock = true, bool escalation = true)
-      : words_(where, checked_size(num_locks, words_per_lock)), sync_(where, 2 * sync_stride) {
+             std::uint32_t words_per_lock = 1, bool clock = true, bool escalation = true,
+             bool admission = admission_default())
+      : words_(where, checked_size(num_locks, words_per_lock)),
+        sync_(where, 2 * sync_stride),
+        admission_(where, admission ? std::size_t(admission_groups_of(where)) * lock_table_ref::admission_stride : 0) {
     if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
                         std::to_string(bytes_per_lock));
@@ -98,6 +119,31 @@ class lock_table {
     while ((1u << ref_.spread) < words_per_lock) ++ref_.spread;
     ref_.clock = clock ? sync_.data() : nullptr;
     ref_.escalation = escalation ? sync_.data() + sync_stride : nullptr;
+    if (admission) {
+      ref_.admission_groups = admission_groups_of(where);
+      std::vector<std::uint32_t> init(std::size_t(ref_.admission_groups) * lock_table_ref::admission_stride, 0u);
+      for (std::uint32_t g = 0; g < ref_.admission_groups; ++g)
+        init[std::size_t(g) * lock_table_ref::admission_stride + 1] = initial_admission_limit;
+      admission_.upload(init);
+      ref_.admission = admission_.data();
+    }
+  }
+
+  /// STM_ADMISSION=0 in the environment turns admission control off for the
+  /// tables built with the default (A/B runs without a rebuild).
+  static bool admission_default() {
+    const char* e = std::getenv("STM_ADMISSION");
+    return e == nullptr || std::string(e) != "0";
+  }
+  bool has_admission() const { return ref_.admission != nullptr; }
+  /// Each gate's limit now (tests, reports).
+  std::vector<std::uint32_t> admission_limits() const {
+    std::vector<std::uint32_t> out;
+    if (!has_admission()) return out;
+    const std::vector<std::uint32_t> all = admission_.to_vector();
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g)
+      out.push_back(all[std::size_t(g) * lock_table_ref::admission_stride + 1]);
+    return out;
   }
 
   lock_table_ref ref() const { return ref_; }
@@ -135,8 +181,15 @@ class lock_table {
     return static_cast<std::size_t>(n) * words_per_lock;
   }
   static constexpr std::size_t sync_stride = 16;  // 128 bytes of 64-bit words: clock and token in separate lines
+  /// Slots of a gate at the start: an SM's eighth (its limit adapts from there).
+  static constexpr std::uint32_t initial_admission_limit = 256;
+  /// One gate per SM on the GPU; one on the CPU (sm_id() is 0 there).
+  static std::uint32_t admission_groups_of(backend where) {
+    return where == backend::gpu ? std::max<std::uint32_t>(1u, sm_count(where)) : 1u;
+  }
   buffer<std::uint32_t> words_;
   buffer<std::uint64_t> sync_;  // [0] commit clock, [sync_stride] escalation token
+  buffer<std::uint32_t> admission_;  // the gates (lock_table_ref::admission)
   lock_table_ref ref_{};
 };
 

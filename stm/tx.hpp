@@ -107,8 +107,7 @@ class transaction {
       if (!cm_.acquire(core_)) return false;
       core_.template publish<detail::fences_final_locks<CM>::value>();
     }
-    core_.status = tx_status::committed;
-    ++core_.counters.commits;
+    core_.mark_committed();
     if constexpr (Config::record) core_.log_attempt(core_, true);
     return true;
   }

@@ -165,6 +165,7 @@
 #include <utility>
 
 #include "stm/backoff.hpp"
+#include "stm/detail/admission.hpp"
 #include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_record.hpp"
 #include "stm/lock_table.hpp"
@@ -232,6 +233,7 @@ struct tx_core : tx_recorder<Config> {
   std::uint8_t ticked = 0;     // this attempt's commit incremented the clock (write_set_claimed)
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   std::uint8_t wrote = 0;      // an attempt of this transaction wrote: it escalates exclusively
+  admission_state admission;  // stm/detail/admission.hpp
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
   // compilers cannot always prove unused.
@@ -285,6 +287,48 @@ struct tx_core : tx_recorder<Config> {
       return true;
     }
   }
+  /// The lock word and the value of read entry i, loaded together.
+  struct read_look {
+    std::uint32_t word;
+    std::uint64_t value;
+  };
+  /// f(i, look(i)) for every i < n of a set of capacity N, in order; stops
+  /// when f returns false and returns false then. The loads of a batch of
+  /// entries are issued before any of them is tested: a loop whose every
+  /// iteration ends in a branch on its own load waits a memory round trip per
+  /// entry (the compiler cannot move a load above an earlier exit), and a
+  /// long read set's re-checks at full occupancy were mostly that wait
+  /// (docs/design-decisions.md#batched-validation). The loads are relaxed and
+  /// independent, each ordered after the caller's fence as before: issuing
+  /// them together changes no pairing. Small sets are unrolled whole by each().
+  template <std::uint32_t N, class L, class F>
+  STM_HD static bool each_loaded(std::uint32_t n, L&& look, F&& f) {
+    if constexpr (unrolled) {
+      return each<N>(n, [&](std::uint32_t i) { return f(i, look(i)); });
+    } else {
+      constexpr std::uint32_t batch = 8;
+      using V = decltype(look(0u));
+      for (std::uint32_t base = 0; base < n; base += batch) {
+        V v[batch]{};  // entries past n stay unread (initialized for -Wmaybe-uninitialized)
+        STM_UNROLL
+        for (std::uint32_t j = 0; j < batch; ++j)
+          if (base + j < n) v[j] = look(base + j);
+        bool go = true;
+        STM_UNROLL
+        for (std::uint32_t j = 0; j < batch; ++j)
+          if (go && base + j < n) go = f(base + j, v[j]);
+        if (!go) return false;
+      }
+      return true;
+    }
+  }
+  /// The lock word of read entry i (relaxed), for each_loaded().
+  STM_HD std::uint32_t read_word(std::uint32_t i) const { return table.word(reads[i].lock).load(memory_order_relaxed); }
+  /// Lock word and value of read entry i (relaxed), for each_loaded().
+  STM_HD read_look read_word_and_value(std::uint32_t i) const {
+    return read_look{read_word(i), load_word(reads[i].addr, reads[i].size)};
+  }
+
   /// set[at] = v, by constant indices when the sets are small.
   template <std::uint32_t N, class E>
   STM_HD static void put(E (&set)[N], std::uint32_t at, const E& v) {
@@ -311,6 +355,13 @@ struct tx_core : tx_recorder<Config> {
     }
   }
 
+  /// The attempt committed: its outcome, its gate slot, its count.
+  STM_HD void mark_committed() {
+    status = tx_status::committed;
+    admission.leave(table, false);
+    ++counters.commits;
+  }
+
   STM_HD void fail(abort_cause c) {
     if (status != tx_status::active) return;
     // Opaque = false: a body that read through a final lock may have decided
@@ -319,6 +370,7 @@ struct tx_core : tx_recorder<Config> {
     if (read_notes & lock_word::lock_bit) c = abort_cause::read_locked;
     status = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause = c;
+    admission.leave(table, c != abort_cause::semantic && c != abort_cause::capacity);
     if (Config::escalates && escalated) end_escalation(false);  // semantic, capacity: its locks, the token
     STM_UNROLL
     for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: counters stay in registers
@@ -333,11 +385,10 @@ struct tx_core : tx_recorder<Config> {
   /// show a committer's pre-lock at our version and the second, once that
   /// committer has written and released, no pre-lock (at a new version, which
   /// nothing checks then), and a read the committer overwrote passes.
-  STM_HD bool read_current_and_unclaimed(std::uint32_t i) const {
+  STM_HD bool read_current_and_unclaimed(std::uint32_t i, const read_look& l) const {
     const read_entry& r = reads[i];
-    const std::uint32_t w = table.word(r.lock).load(memory_order_relaxed);
-    if (final_locked(w) || prelock_held(w) || lock_word::version(w) != r.version()) return false;
-    return load_word(r.addr, r.size) == r.value;
+    if (final_locked(l.word) || prelock_held(l.word) || lock_word::version(l.word) != r.version()) return false;
+    return l.value == r.value;
   }
 
   template <class T, class CM>
@@ -499,7 +550,16 @@ struct tx_core : tx_recorder<Config> {
     } else {
       platform::fence_seq_cst();  // (O)
     }
-    return each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_unclaimed(reads[i].lock, reads[i].version(), cm); });
+    // The batch's words were loaded together; an entry whose word is not
+    // plainly current (a pre-lock to poll, or a failure) is looked at again
+    // by read_unclaimed, whose own load is at least as recent.
+    return each_loaded<Config::max_reads>(
+        n_reads, [&](std::uint32_t i) { return read_word(i); },
+        [&](std::uint32_t i, std::uint32_t w) {
+          const read_entry& r = reads[i];
+          if (!final_locked(w) && !prelock_held(w) && lock_word::version(w) == r.version()) return true;
+          return read_unclaimed(r.lock, r.version(), cm);
+        });
   }
 
   /// Opaque re-check of a read (behind (O) or the clock's load): lock `lock` at the version read,
@@ -526,11 +586,13 @@ struct tx_core : tx_recorder<Config> {
   STM_HD void leave_escalation() {
     if constexpr (Config::escalates)
       if (escalated) end_escalation(false);
+    admission.abandon(table);
   }
 
   /// Before every attempt (after its sets are reset): escalate when due
   /// (waiting for the token), and take the opaque reads' clock snapshot.
   STM_HD void start_attempt_sync() {
+    admission.enter(table, tid);  // before the escalation token: stm/detail/admission.hpp
     if constexpr (Config::escalates) {
       if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
           table.escalation != nullptr) {
@@ -817,7 +879,10 @@ struct tx_core : tx_recorder<Config> {
     // attempt never comes here (commit_escalated: its own final locks on its
     // reads would fail it, and nobody could have changed them).
     platform::fence_seq_cst();
-    if (each<Config::max_reads>(n_reads, [&](std::uint32_t i) { return read_current_and_unclaimed(i); })) return true;
+    if (each_loaded<Config::max_reads>(
+            n_reads, [&](std::uint32_t i) { return read_word_and_value(i); },
+            [&](std::uint32_t i, const read_look& l) { return read_current_and_unclaimed(i, l); }))
+      return true;
     fail(abort_cause::validation);
     return false;
   }

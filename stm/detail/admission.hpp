@@ -1,0 +1,115 @@
+// stm/detail/admission.hpp - admission control: when attempts keep aborting,
+// fewer of them run against each other.
+//
+// Why. At full occupancy a GPU runs some 270,000 transactions at once. Every
+// conflict costs a whole attempt, and a long attempt (many reads) meets more
+// commits while it runs, re-validates its reads more often (the commit clock
+// moves between most of its reads) and escalates after enough aborts, and
+// escalated updates run one at a time per table. Nothing else in the runtime
+// limits how many attempts run against each other, so past a few thousand
+// threads more threads mean less throughput.
+//
+// The rule (after adaptive transaction scheduling, Yoo and Lee, SPAA 2008,
+// with one queue per SM instead of one per machine and an AIMD window instead
+// of a fixed one):
+//  - Each descriptor keeps its heat, an exponential average of whether its
+//    attempts aborted on a conflict: heat += (aborted - heat) / 8, in units
+//    of 1/1024. A commit, a semantic conflict or a set overflow counts as
+//    not aborted.
+//  - A descriptor whose heat is at least half (more than about half of its
+//    recent attempts aborted) enters its SM's gate before each attempt: a
+//    counting semaphore of `limit` slots per SM (per table), taken by
+//    fetch_add and given back at the attempt's end (commit or abort); a full
+//    gate is retried after a jittered back-off of 128 ns doubling to 16 us.
+//    Cool descriptors (most of them, wherever conflicts are rare) never touch
+//    the gate: the cost there is a few register operations per attempt.
+//  - The limit adapts: an attempt that held a slot and committed raises its
+//    SM's limit by one (up to 2,048, an SM's threads); one that aborted
+//    lowers it by an eighth (down to 4). It settles where about 8 / (limit +
+//    8) of the gated attempts abort.
+// Order with the other waits: a descriptor enters the gate before it waits
+// for the escalation token (stm/detail/tx_core.hpp, "Escalation"), and a slot
+// holder never waits for the gate, so every wait for a slot ends when some
+// holder's attempt ends; that attempt waits only for the bounded steps the
+// escalation section lists.
+// All of it is relaxed: the gate orders no data, it only spaces attempts.
+// Off: a lock table built with admission = false (or the environment variable
+// STM_ADMISSION=0 when it is built with the default), or STM_ADMISSION=0 at
+// compile time, which removes the code.
+#pragma once
+
+#include <cstdint>
+
+#include "stm/backoff.hpp"
+#include "stm/lock_table.hpp"
+#include "stm/platform.hpp"
+
+#ifndef STM_ADMISSION
+#define STM_ADMISSION 1
+#endif
+
+namespace stm::detail {
+
+/// A descriptor's admission state (a few registers).
+struct admission_state {
+  static constexpr std::uint32_t one = 1024;      // heat of an attempt that aborted
+  static constexpr std::uint32_t gated = one / 2; // heat from which attempts enter the gate
+  static constexpr std::uint32_t min_limit = 4, max_limit = 2048;
+
+  std::uint16_t heat = 0;
+  std::uint8_t held = 0;    // this attempt holds a slot of gate `group`
+  std::uint32_t group = 0;
+
+  /// Before an attempt (before the escalation token).
+  STM_HD void enter(const lock_table_ref& t, std::uint32_t tid) {
+#if STM_ADMISSION
+    if (t.admission == nullptr || heat < gated) return;
+    group = platform::sm_id() % t.admission_groups;
+    const auto active = t.admission_active(group);
+    const auto limit = t.admission_limit(group);
+    for (exp_backoff b = exp_backoff::jittered(128, 16384, tid);; b.wait()) {
+      if (active.load(memory_order_relaxed) < limit.load(memory_order_relaxed)) {
+        if (active.fetch_add(1, memory_order_relaxed) < limit.load(memory_order_relaxed)) break;
+        active.fetch_sub(1, memory_order_relaxed);
+      }
+    }
+    held = 1;
+#else
+    (void)t;
+    (void)tid;
+#endif
+  }
+
+  /// At an attempt's end: conflict = it aborted on a conflict (retryable).
+  STM_HD void leave(const lock_table_ref& t, bool conflict) {
+#if STM_ADMISSION
+    heat = static_cast<std::uint16_t>(heat - (heat >> 3) + (conflict ? one >> 3 : 0u));
+    if (!held) return;
+    held = 0;
+    t.admission_active(group).fetch_sub(1, memory_order_relaxed);
+    const auto limit = t.admission_limit(group);
+    std::uint32_t lim = limit.load(memory_order_relaxed);
+    const std::uint32_t next = conflict ? (lim - lim / 8 > min_limit ? lim - lim / 8 : min_limit)
+                                        : (lim < max_limit ? lim + 1 : max_limit);
+    // One try: a lost race drops this step of the window, which the next
+    // attempt's step makes up for.
+    if (next != lim) limit.compare_exchange_strong(lim, next, memory_order_relaxed);
+#else
+    (void)t;
+    (void)conflict;
+#endif
+  }
+
+  /// An attempt abandoned without an outcome (a new one starts): give the slot back.
+  STM_HD void abandon(const lock_table_ref& t) {
+#if STM_ADMISSION
+    if (!held) return;
+    held = 0;
+    t.admission_active(group).fetch_sub(1, memory_order_relaxed);
+#else
+    (void)t;
+#endif
+  }
+};
+
+}  // namespace stm::detail
