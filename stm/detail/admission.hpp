@@ -16,17 +16,19 @@
 //    attempts aborted on a conflict: heat += (aborted - heat) / 8, in units
 //    of 1/1024. A commit, a semantic conflict or a set overflow counts as
 //    not aborted.
-//  - A descriptor whose heat is at least half (more than about half of its
-//    recent attempts aborted) enters its SM's gate before each attempt: a
+//  - A retry (an attempt after a conflict of the same transaction), and any
+//    attempt of a descriptor whose heat is at least half (more than about
+//    half of its recent attempts aborted), enters its SM's gate first: a
 //    counting semaphore of `limit` slots per SM (per table), taken by
 //    fetch_add and given back at the attempt's end (commit or abort); a full
 //    gate is retried after a jittered back-off of 128 ns doubling to 16 us.
-//    Cool descriptors (most of them, wherever conflicts are rare) never touch
-//    the gate: the cost there is a few register operations per attempt.
+//    First attempts of cool descriptors (nearly all attempts wherever
+//    conflicts are rare) never touch the gate: the cost there is a few
+//    register operations per attempt.
 //  - The limit adapts: an attempt that held a slot and committed raises its
 //    SM's limit by one (up to 2,048, an SM's threads); one that aborted
-//    lowers it by an eighth (down to 4). It settles where about 8 / (limit +
-//    8) of the gated attempts abort.
+//    lowers it by a sixteenth (down to 16). It settles where about 16 /
+//    (limit + 16) of the gated attempts abort.
 // Order with the other waits: a descriptor enters the gate before it waits
 // for the escalation token (stm/detail/tx_core.hpp, "Escalation"), and a slot
 // holder never waits for the gate, so every wait for a slot ends when some
@@ -54,16 +56,16 @@ namespace stm::detail {
 struct admission_state {
   static constexpr std::uint32_t one = 1024;      // heat of an attempt that aborted
   static constexpr std::uint32_t gated = one / 2; // heat from which attempts enter the gate
-  static constexpr std::uint32_t min_limit = 4, max_limit = 2048;
+  static constexpr std::uint32_t min_limit = 16, max_limit = 2048;
 
   std::uint16_t heat = 0;
   std::uint8_t held = 0;    // this attempt holds a slot of gate `group`
   std::uint32_t group = 0;
 
   /// Before an attempt (before the escalation token).
-  STM_HD void enter(const lock_table_ref& t, std::uint32_t tid) {
+  STM_HD void enter(const lock_table_ref& t, std::uint32_t tid, std::uint32_t attempt) {
 #if STM_ADMISSION
-    if (t.admission == nullptr || heat < gated) return;
+    if (t.admission == nullptr || (attempt == 0 && heat < gated)) return;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
@@ -77,6 +79,7 @@ struct admission_state {
 #else
     (void)t;
     (void)tid;
+    (void)attempt;
 #endif
   }
 
@@ -89,7 +92,7 @@ struct admission_state {
     t.admission_active(group).fetch_sub(1, memory_order_relaxed);
     const auto limit = t.admission_limit(group);
     std::uint32_t lim = limit.load(memory_order_relaxed);
-    const std::uint32_t next = conflict ? (lim - lim / 8 > min_limit ? lim - lim / 8 : min_limit)
+    const std::uint32_t next = conflict ? (lim - lim / 16 > min_limit ? lim - lim / 16 : min_limit)
                                         : (lim < max_limit ? lim + 1 : max_limit);
     // One try: a lost race drops this step of the window, which the next
     // attempt's step makes up for.

@@ -592,7 +592,7 @@ struct tx_core : tx_recorder<Config> {
   /// Before every attempt (after its sets are reset): escalate when due
   /// (waiting for the token), and take the opaque reads' clock snapshot.
   STM_HD void start_attempt_sync() {
-    admission.enter(table, tid);  // before the escalation token: stm/detail/admission.hpp
+    admission.enter(table, tid, attempt);  // before the escalation token: stm/detail/admission.hpp
     if constexpr (Config::escalates) {
       if (attempt >= Config::escalate_after && (long_tx || attempt >= 4 * Config::escalate_after) &&
           table.escalation != nullptr) {
