@@ -29,11 +29,12 @@
 //    SM's limit by one (up to 2,048, an SM's threads); one that aborted
 //    lowers it by a sixteenth (down to 16). It settles where about 16 /
 //    (limit + 16) of the gated attempts abort.
-// Order with the other waits: a descriptor enters the gate before it waits
-// for the escalation token (stm/detail/tx_core.hpp, "Escalation"), and a slot
-// holder never waits for the gate, so every wait for a slot ends when some
-// holder's attempt ends; that attempt waits only for the bounded steps the
-// escalation section lists.
+// Waits: a full gate is looked at max_tries times (about 30 us of back-off),
+// then the attempt runs without a slot, so no wait for the gate is unbounded
+// whatever the caller holds (a slot taken by tx.begin() long before the body
+// runs, a warp collective its lanes wait at). A descriptor enters the gate
+// before it waits for the escalation token (stm/detail/tx_core.hpp,
+// "Escalation").
 // All of it is relaxed: the gate orders no data, it only spaces attempts.
 // Off: a lock table built with admission = false (or the environment variable
 // STM_ADMISSION=0 when it is built with the default), or STM_ADMISSION=0 at
@@ -57,6 +58,13 @@ struct admission_state {
   static constexpr std::uint32_t one = 1024;      // heat of an attempt that aborted
   static constexpr std::uint32_t gated = one / 2; // heat from which attempts enter the gate
   static constexpr std::uint32_t min_limit = 16, max_limit = 2048;
+  /// Looks at a full gate before the attempt runs anyway, about 30 us of
+  /// back-off in all. The wait must be bounded: a descriptor may open an
+  /// attempt (tx.begin()) well before it runs it, and a driver's lane that
+  /// holds a slot so may wait at a warp collective for a lane of its warp
+  /// that waits here (the transaction table does exactly that): an unbounded
+  /// wait was seen to stall the bank at 4,096 accounts at full occupancy.
+  static constexpr std::uint32_t max_tries = 8;
 
   std::uint16_t heat = 0;
   std::uint8_t held = 0;    // this attempt holds a slot of gate `group`
@@ -69,13 +77,17 @@ struct admission_state {
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
-    for (exp_backoff b = exp_backoff::jittered(128, 16384, tid);; b.wait()) {
+    exp_backoff b = exp_backoff::jittered(128, 16384, tid);
+    for (std::uint32_t tries = 0; tries < max_tries; ++tries, b.wait()) {
       if (active.load(memory_order_relaxed) < limit.load(memory_order_relaxed)) {
-        if (active.fetch_add(1, memory_order_relaxed) < limit.load(memory_order_relaxed)) break;
+        if (active.fetch_add(1, memory_order_relaxed) < limit.load(memory_order_relaxed)) {
+          held = 1;
+          return;
+        }
         active.fetch_sub(1, memory_order_relaxed);
       }
     }
-    held = 1;
+    // Still full: the attempt runs without a slot (see max_tries).
 #else
     (void)t;
     (void)tid;
