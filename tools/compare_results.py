@@ -15,7 +15,8 @@ options still meets its twin. A field at its neutral default (`--hash 1`, no
 presort, the paper's thread-id priority, ...) counts as absent, so rows written
 before the field existed match too. When one side holds several rows of one
 configuration, the last one in file order counts (files grow by appending, so
-the last is the newest).
+the last is the newest), and in a folder the workload's own file (bank.jsonl for
+the bank) counts before any other.
 
 Printed: the devices and commits of both sides, every matched row whose median
 throughput moved by more than the threshold (default 10%), largest move first,
@@ -95,9 +96,14 @@ def key_of(r):
 
 
 def index(rows):
+    """Configuration -> row. The last row of a configuration wins, and a row of the
+    workload's own file (bank.jsonl for the bank) wins over any other file's: in a
+    folder of suite files, tuning and sweep files measured at older commits often
+    hold a headline configuration too."""
     idx = {}
-    for r in rows:
-        idx[key_of(r)] = r  # the last row of a configuration wins
+    own = [r for r in rows if r.get("_file") == f"{r.get('workload')}.jsonl"]
+    for r in [r for r in rows if r.get("_file") != f"{r.get('workload')}.jsonl"] + own:
+        idx[key_of(r)] = r
     return idx
 
 
