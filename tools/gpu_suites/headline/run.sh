@@ -17,7 +17,8 @@
 #           OUT_DIR only (results/ and BENCHMARKS.md are left alone)
 # --no-report  steps 1 and 2 only
 # STM_BENCH: the built stm_bench (cmake --build build-gpu --target stm_bench).
-# Environment: HEADLINE_LIMIT, seconds per stm_bench command (default 150).
+# Environment: HEADLINE_LIMIT, seconds per stm_bench command (default 150);
+# HEADLINE_BACKEND=cpu with --quick checks the commands on a machine without a GPU.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -33,6 +34,8 @@ done
 [ "${#args[@]}" = 2 ] || { echo "usage: tools/gpu_suites/headline/run.sh [--quick] [--no-report] STM_BENCH OUT_DIR" >&2; exit 2; }
 BENCH="${args[0]}"; OUT="${args[1]}"
 [ -x "$BENCH" ] && [ -f "$BENCH" ] || { echo "headline/run.sh: '$BENCH' is not an executable file (build stm_bench first)" >&2; exit 2; }
+case "${HEADLINE_BACKEND:-gpu}" in gpu) ;; cpu) [ "$QUICK" = 1 ] || { echo "headline/run.sh: HEADLINE_BACKEND=cpu is for --quick only (a CPU row is no headline)" >&2; exit 2; } ;;
+  *) echo "headline/run.sh: HEADLINE_BACKEND is gpu or cpu, got '$HEADLINE_BACKEND'" >&2; exit 2 ;; esac
 [ -z "${HEADLINE_LIMIT:-}" ] || [[ "$HEADLINE_LIMIT" =~ ^[1-9][0-9]*$ ]] || { echo "headline/run.sh: HEADLINE_LIMIT takes whole seconds, got '$HEADLINE_LIMIT'" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "headline/run.sh: python3 is needed to stamp and compare the rows" >&2; exit 2; }
 BENCH="$(cd "$(dirname "$BENCH")" && pwd)/$(basename "$BENCH")"

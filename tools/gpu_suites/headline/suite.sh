@@ -6,20 +6,24 @@
 # tools/gpu_suites/*.sh, does not run it with the full suites (their files hold
 # the same points and many more).
 #
-# Expected time on an H100/H200, from the medians and run lengths recorded in
-# results/*.jsonl ((warm-up + repeats) x the run's length, plus the set-up each
-# invocation repeats): bank 16 points ~1.2 s of GPU each, ~40 s; vacation ~110 s;
-# skiplist ~30 s; k-means ~35 s; graph ~25 s; stack ~25 s; queue ~110 s; list
-# ~10 s: about 6.5 minutes in all. Every command is bounded by a timeout
+# Expected time on an H100/H200, from the run lengths recorded in results/*.jsonl
+# ((warm-up + repeats) x one run's seconds, plus the set-up each command repeats,
+# judged from the wall times noted in results/experiments/LOG.md): bank 16 points
+# of 4 x 0.3 s, ~40 s once stm_bench's host work between launches is cheap (at
+# e809717 a 2,621,440-account point spent ~7 s of host time per run: up to ~4
+# minutes more); vacation ~110 s; skiplist ~30 s; k-means ~35 s; graph ~25 s;
+# stack ~25 s; queue ~110 s (the Michael-Scott queue alone 4 x 12 s); list ~10 s:
+# about 6.5 minutes in all. Every command is bounded by a timeout
 # (HEADLINE_LIMIT seconds, default 150), so that a tenfold regression costs a
 # missing row (which tools/compare_results.py lists) instead of the run.
 out="$RESULTS/headline.jsonl"
 rep=(--repeat 3 --warmup 1); secs=0.3
 [ "${QUICK:-0}" = 1 ] && rep=(--repeat 1 --warmup 0) && secs=0.1
 limit="${HEADLINE_LIMIT:-150}"
+backend="${HEADLINE_BACKEND:-gpu}"  # cpu: a smoke test of the commands on a machine without a GPU
 hl() {  # what, then stm_bench arguments
   local what="$1" t0=$SECONDS; shift
-  if timeout "$limit" "$BENCH" --backend gpu "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null; then
+  if timeout "$limit" "$BENCH" --backend "$backend" "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null; then
     echo "headline: $what ($((SECONDS - t0)) s)"
   else
     echo "FAILED or over $limit s: headline $what ($((SECONDS - t0)) s)" >&2
@@ -29,12 +33,15 @@ cms=prstm,gpustm,backoff,delay
 
 # Bank: the anchors of the shared PR-STM figures (10_bank.sh's configurations:
 # transfers only, lock coverage 1; 1,000 transactions per thread per launch at
-# 6,720 threads, 64 at full occupancy), every manager, timed runs.
+# 6,720 threads, 64 at full occupancy), every manager, timed runs; one command
+# per manager, so that a slow one (or one cut by the limit) costs only its row.
 for acc in 2621440 4096; do
   for thr in 6720 full; do
     tpt=64; [ "$thr" = 6720 ] && tpt=1000
-    hl "bank accounts=$acc threads=$thr" --workload bank --accounts $acc --threads $thr --tpt $tpt \
-      --seconds $secs --semantic 0 --read-only 0 --hash 1 --sweep cm=$cms
+    for cm in ${cms//,/ }; do
+      hl "bank accounts=$acc threads=$thr cm=$cm" --workload bank --accounts $acc --threads $thr --tpt $tpt \
+        --seconds $secs --semantic 0 --read-only 0 --hash 1 --cm $cm
+    done
   done
 done
 
