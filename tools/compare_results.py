@@ -39,7 +39,8 @@ CONFIG = ["workload", "backend", "impl", "cm", "priority", "variant", "experimen
           "audit_size", "auditors", "writers", "resident_cap", "cap_by"]
 # Values that mean "the default" (absent in rows written before the field was).
 NEUTRAL = {"hash": {1}, "lock_spread": {1}, "presort": {False}, "cm_wait": {0}, "cm_backoff": {0},
-           "priority": {"", "tid"}, "opaque": {False}, "clock": {False}, "variant": {""}, "label": {""}}
+           "priority": {"", "tid"}, "opaque": {False}, "clock": {False}, "variant": {""}, "label": {""},
+           "driver": {"table"}, "read_all": {0}, "audit_size": {0}}
 # The measured field that is compared (per second, median of the repeats).
 MEASURED = "throughput"
 
