@@ -59,7 +59,7 @@ struct backoff : manager_base {
   /// another transaction made it abort (cmp/delay.hpp waits on it).
   /// Each step goes entry by entry and stops at the first failure. Issuing a
   /// step's CASes as one batch (as prstm does) measured slower
-  /// (results/bank_backoff_batched_ab.jsonl): without priorities, a batch that
+  /// (docs/design-decisions.md#backoff-lock-by-lock): without priorities, a batch that
   /// loses one lock has taken the others, which then stop other transactions
   /// until released.
   template <class Core, class Held>

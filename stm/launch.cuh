@@ -41,8 +41,7 @@ inline constexpr std::uint32_t gpu_block_threads = 256;
 /// (ceil(n / SMs) rounded up to whole warps, at least one warp): in blocks of
 /// 256, a launch of a few thousand threads would leave most SMs idle. Every
 /// SM then holds at most one block of a small launch, so it is always
-/// resident in full (results/FINDINGS.md, "Design measurements behind the
-/// code").
+/// resident in full (docs/design-decisions.md#small-launch-spread).
 inline std::uint32_t gpu_block_for(std::uint32_t n) {
   const std::uint32_t sms = sm_count(backend::gpu);
   const std::uint32_t per_sm_warps = ((n + sms - 1) / sms + 31) / 32;

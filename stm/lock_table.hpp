@@ -159,8 +159,8 @@ class lock_table {
   /// A spread for a table of n locks: a 128-byte line per lock word up to
   /// 16,384 locks (2 MB), packed above: a small table is hot, and a line per
   /// lock word keeps CASes on different locks from queuing on one line; a
-  /// large one is cold, and packing keeps it in L2 (results/FINDINGS.md,
-  /// "Design measurements behind the code").
+  /// large one is cold, and packing keeps it in L2
+  /// (docs/design-decisions.md#lock-spread).
   static std::uint32_t auto_spread(std::uint64_t n) { return n <= 16384 ? 32u : 1u; }
   /// Copy of the lock words, lock i at [i] (tests: after a run every word must be free).
   std::vector<std::uint32_t> snapshot() const {
@@ -212,7 +212,7 @@ inline void require_priorities(std::uint64_t threads) {
 /// the host, with require_priorities). The device side prints nothing: a printf
 /// calls a function outside the kernel, and one such call anywhere in a
 /// kernel puts a block-scope barrier in front of every fence of its commits
-/// (results/FINDINGS.md, "backoff and gpustm per attempt").
+/// (docs/design-decisions.md#no-device-printf).
 STM_HD inline void require_thread_id(std::uint32_t tid) {
   if (tid < lock_word::max_threads) return;
 #if STM_ON_DEVICE

@@ -99,7 +99,7 @@ STM_HD inline void fence_seq_cst() { cuda::atomic_thread_fence(memory_order_seq_
 // libcu++'s atomic_thread_fence still emits fence.acq_rel for both. An
 // acquire fence is an L1 invalidation, much cheaper than the full barrier of
 // fence.acq_rel; a release fence is the barrier without the invalidation
-// (tools/fence_latency.cu measures them; results/microbench).
+// (tools/fence_latency.cu measures them; docs/design-decisions.md#split-fences).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__cccl_ptx_isa) && __cccl_ptx_isa >= 860
 #define STM_SPLIT_FENCES 1
 #else

@@ -85,8 +85,7 @@ struct prstm_ranked : manager_base, Rank {
   // thread, and a thread that lost many times in a row sleeps up to the cap.
   // 1 ms was the best cap of those measured, for the bank under both drivers
   // and for the containers, whose runs last tens of milliseconds
-  // (results/prstm_pause_default_ab.jsonl, results/bank_driver_variants.jsonl;
-  // results/FINDINGS.md, "Design measurements behind the code").
+  // (docs/design-decisions.md#prstm-pause-cap).
   static constexpr std::uint32_t default_backoff_ns = 1000000;
   STM_HD std::uint32_t pause_ns(std::uint32_t tid, std::uint32_t attempt, abort_cause) const {
     return tune.backoff_span_ns(tid, attempt, default_backoff_ns);

@@ -14,7 +14,7 @@
 # "2621440 4096"), THREADS (default "6720 full"), SECONDS_PER_RUN (0.5),
 # BACKEND (gpu).
 #
-#   tools/ab_bank.sh results/bank_x_ab.jsonl before=old/stm_bench after=build/stm_bench
+#   tools/ab_bank.sh results/experiments/bank_x_ab.jsonl before=old/stm_bench after=build/stm_bench
 set -uo pipefail
 out="${1:?usage: tools/ab_bank.sh OUT.jsonl LABEL=STM_BENCH ... [-- ARGS]}"
 shift

@@ -1,26 +1,33 @@
 #!/usr/bin/env python3
 """Generate BENCHMARKS.md from stm_bench JSON-lines result files.
 
-    tools/bench_report.py results/            > BENCHMARKS.md   (the committed report)
-    tools/bench_report.py --summary DIR                          (short table on stdout)
+    tools/bench_report.py results/ > BENCHMARKS.md   (the committed report)
+    tools/bench_report.py --summary DIR              (short table on stdout; tools/gpu_check.sh)
 
-Every row is one stm_bench result (the median of its --repeat runs) with the
-exact command that produced it. Nothing in the tables is typed by hand except
-the reference figures of other code, which are quoted with their source.
+The report opens with one headline table per workload and container: the rows of
+results/headline.jsonl (tools/gpu_suites/headline/run.sh measures all of them at
+one commit), or, for a workload that file does not hold yet, the full-occupancy
+rows of its own suite's file. Each table states the device and commit it was
+measured on. Then the figures (results/figures/*.svg, drawn by
+tools/plot_results.py) and a short provenance table. Nothing in the tables is
+typed by hand except the reference figures of other code, quoted with their
+source. Every row's command is in its result file; the dated narrative is
+results/experiments/LOG.md, the decisions docs/design-decisions.md.
 """
 import glob
 import json
 import os
+import re
 import sys
 
 # Published figures of other code on the same card (shared anchors of this
 # project: the public PR-STM code, the seeds' own code), quoted for comparison.
 REFERENCE = {
     "bank": [
-        ("public PR-STM code", "2,621,440 accounts, 6,720 threads", "0.99 G tx/s, 0.8% aborts, money NOT conserved"),
-        ("public PR-STM code", "2,621,440 accounts, full occupancy", "2.95 G tx/s, 12% aborts, money NOT conserved"),
-        ("public PR-STM code", "4,096 accounts, 6,720 threads", "70 M tx/s, 83% aborts, money NOT conserved"),
-        ("public PR-STM code", "4,096 accounts, full occupancy", "35 M tx/s, 99.9% aborts, money NOT conserved"),
+        ("public PR-STM code", "2,621,440 accounts, 6,720 threads", "0.99 G tx/s, money NOT conserved"),
+        ("public PR-STM code", "2,621,440 accounts, full occupancy", "2.95 G tx/s, money NOT conserved"),
+        ("public PR-STM code", "4,096 accounts, 6,720 threads", "70 M tx/s, money NOT conserved"),
+        ("public PR-STM code", "4,096 accounts, full occupancy", "35 M tx/s, money NOT conserved"),
     ],
     "stack": [("a published GPU lock-free CAS stack (its paper's code)", "10k / 100k / 1M ops, one per thread", "1.85 / 0.36 / 0.08 M ops/s")],
     "queue": [("FAA ticket queue (research microbenchmark)", "1M-slot ring, full occupancy", "~34 G pairs/s")],
@@ -32,12 +39,62 @@ REFERENCE = {
                  ("TinySTM intset skiplist (CPU)", "same, 20% updates", "2.1 / 16.0 M tx/s")],
 }
 
-# Columns shown per workload (after the common ones), if present.
-PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys", "levels", "mix", "mode", "push_ratio", "capacity", "points", "clusters", "graph", "edges",
+# Columns of the --summary lines, if present.
+PARAMS = ["variant", "accounts", "hash", "tpt", "cm_wait", "cm_backoff", "semantic", "read_only", "presort", "keys",
+          "levels", "mix", "mode", "push_ratio", "capacity", "points", "clusters", "graph", "edges",
           "postponed_then_committed", "unresolved"]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Threads of a full-occupancy launch on an H100/H200 (132 SMs x 2,048), used
+# only to pick the per-suite rows of a workload that headline.jsonl lacks.
+FULL = 270336
+
+# One headline table per workload and container: (title, workload, contender
+# fields (columns), point fields (rows), the per-suite files that stand in
+# when headline.jsonl has no row of it, and which of their rows).
+HEADLINES = [
+    ("Bank: the anchor configurations", "bank", ("cm",), ("accounts", "threads"),
+     ["bank"], lambda r: r.get("mode") == "timed" and r.get("semantic", 0) == 0),
+    ("Vacation: presets paper (sold-out pairs) and high, full occupancy", "vacation",
+     ("impl", "cm", "priority"), ("preset", "threads"),
+     ["vacation"], lambda r: r.get("threads") == FULL and r.get("hash") == 1 and not r.get("presort")
+     and not r.get("read_only") and (r.get("preset") == "high" or r.get("semantic") == 100)),
+    ("Skiplist: 5,000 keys, full occupancy, one launch of 1M operations", "skiplist",
+     ("impl", "cm", "priority"), ("mix", "threads"),
+     ["skiplist"], lambda r: r.get("threads") == FULL and r.get("mode") == "ops" and r.get("ops") == 1000000
+     and r.get("mix") in ("50/50/0", "20/20/60")),
+    ("K-means: 1M points, 16 clusters, 5 iterations", "kmeans", ("impl", "cm", "block"), ("points", "threads"),
+     ["kmeans"], lambda r: r.get("threads") == FULL and r.get("block", 1024) == 1024),
+    ("Graph: minimum propagation, 1M vertices", "graph", ("impl", "cm"), ("graph", "edges", "threads"),
+     ["graph"], lambda r: r.get("threads") == FULL and r.get("edges") == 10000000 and r.get("graph") == "uniform"),
+    ("Stacks: 50% pushes", "stack", ("impl", "cm"), ("threads", "ops"),
+     ["stack", "stack_tx"], lambda r: r.get("threads") == FULL),
+    ("Queues: one enqueue/dequeue pair per thread (prodcons: one producer for three consumers)", "queue",
+     ("impl", "cm"), ("mode", "threads"),
+     ["queue", "queue_tx"], lambda r: r.get("threads") == FULL),
+    ("Lists and sets: the seed format's replay, and the 20/20/60 mix over 10,000 keys", "list",
+     ("impl", "cm"), ("mode", "ops", "threads"),
+     ["list"], lambda r: r.get("threads") == FULL or (r.get("mode") == "seed-replay" and r.get("ops") == 100000
+                                                     and r.get("threads") == 32768)),
+]
+
+# The figures of tools/plot_results.py, in the order the report shows them.
+FIGURES = [
+    ("bank_threads.svg", "Bank: throughput against threads, every manager (lock coverage 1)"),
+    ("bank_lock_coverage.svg", "Bank: throughput against lock coverage (accounts per lock), 6,720 threads"),
+    ("semantic_threads.svg", "Semantic conflicts: throughput against threads, presorted or not (bank and vacation)"),
+    ("semantic_lock_coverage.svg", "Semantic conflicts: throughput against lock coverage, presorted or not"),
+    ("semantic_ratio.svg", "Semantic conflicts: throughput against the semantic ratio, presorted or not"),
+    ("skiplist_threads.svg", "Skiplist: throughput against threads and lock coverage, prstm and gpustm"),
+    ("native_vs_tx_workloads.svg", "Native against transactional: every workload, full occupancy"),
+    ("native_vs_tx_containers.svg", "Native against transactional: every container, full occupancy"),
+]
 
 
 def load(paths):
+    """Every row of the given files, or of the *.jsonl files of the given folders
+    (not their subfolders: results/experiments/ is not part of the report)."""
     rows = []
     for p in paths:
         files = sorted(glob.glob(os.path.join(p, "*.jsonl"))) if os.path.isdir(p) else [p]
@@ -49,10 +106,12 @@ def load(paths):
                         continue
                     try:
                         row = json.loads(line)
-                        row["_suite"] = os.path.splitext(os.path.basename(f))[0]
-                        rows.append(row)
                     except json.JSONDecodeError as e:
                         sys.exit(f"{f}:{n}: not JSON: {e}")
+                    if not isinstance(row, dict):
+                        sys.exit(f"{f}:{n}: not a JSON object")
+                    row["_suite"] = os.path.splitext(os.path.basename(f))[0]
+                    rows.append(row)
     return rows
 
 
@@ -63,103 +122,46 @@ def si(x):
     return f"{x:.3g}"
 
 
-def fmt_aborts(a):
-    if not isinstance(a, dict):
-        return ""
-    parts = [f"{k} {si(v)}" for k, v in a.items() if v]
-    return ", ".join(parts) if parts else "none"
+# Where the transactional form is the workload itself, its column is named by
+# the manager alone ("prstm"); a container's reads "tx prstm" beside the native ones.
+MANAGER_ONLY = {"bank", "vacation", "skiplist", "kmeans", "graph"}
 
 
-def table(rows):
-    params = [p for p in PARAMS if any(p in r for r in rows)]
-    who = "cm" if any("cm" in r for r in rows) else "impl"
-    head = [who, "threads"] + params + ["throughput/s (median)", "min-max", "abort rate", "aborts by cause", "verified", "command"]
-    out = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for r in rows:
-        cells = [str(r.get(who, "")), str(r.get("threads", ""))]
-        cells += [str(r.get(p, "")) for p in params]
-        cells += [si(r.get("throughput", 0)),
-                  f"{si(r.get('throughput_min', 0))}-{si(r.get('throughput_max', 0))}",
-                  f"{100 * r['abort_rate']:.1f}%" if "abort_rate" in r else "",
-                  fmt_aborts(r.get("aborts")),
-                  "yes" if r.get("verified") else "**NO**",
-                  f"`{r.get('command', '')}`"]
-        out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-# Side-by-side views: per result file, which field names the contenders (the
-# columns) and which fields identify a point (the rows). Each cell is the
-# median throughput of that contender at that point, with its abort rate.
-PIVOTS = {
-    "cmp": (("cm",), ("accounts", "threads", "hash")),
-    "bank_semantic": (("cm", "presort"), ("read_only", "threads", "hash", "semantic", "accounts")),
-    "vacation": (("impl", "cm", "presort"), ("preset", "read_only", "threads", "hash", "semantic")),
-    "bank_drivers": (("cm", "driver", "opaque", "clock"), ("accounts", "threads")),
-    "stack": (("impl", "cm", "elim_slots", "offer_ns"), ("threads", "ops")),
-    "queue": (("impl", "cm"), ("mode", "threads")),
-    "queue_tx": (("impl", "cm"), ("mode", "threads")),
-    "stack_tx": (("impl", "cm"), ("threads", "ops")),
-    "bank_layout_ab": (("variant", "cm"), ("accounts", "threads")),
-    "bank_registers_ab": (("variant", "cm"), ("accounts", "threads")),
-    "bank_prstm_backoff": (("cm", "cm_backoff"), ("accounts", "threads")),
-    "bank_driver_ab": (("cm", "variant"), ("accounts", "threads")),
-    "bank_driver_variants": (("cm", "variant", "cm_backoff"), ("accounts", "threads")),
-    "bank_tuning": (("cm", "cm_wait", "cm_backoff"), ("accounts", "threads")),
-    "list": (("impl",), ("mode", "keys", "threads", "ops")),
-    "skiplist": (("cm", "priority"), ("mix", "read_only", "threads", "hash")),
-    "bank_tpt_tail": (("cm",), ("accounts", "threads", "tpt")),
-    "kmeans": (("impl", "cm", "block"), ("points", "threads", "hash")),
-    "graph": (("impl", "cm"), ("graph", "edges", "threads", "hash")),
-}
-# Every other bank A/B file (bank_*_ab.jsonl): builds or run-time variants side by side.
-AB_PIVOT = (("cm", "variant", "cm_backoff"), ("accounts", "threads", "read_only"))
-
-
-def pivot_of(suite, rows):
-    if suite in PIVOTS:
-        return PIVOTS[suite]
-    if suite.startswith("bank_") and suite.endswith("_ab"):
-        who, keys = AB_PIVOT
-        varied = tuple(f for f in who if len({str(r.get(f)) for r in rows}) > 1)  # a constant says nothing
-        return varied or who[:1], keys
-    return None
+def manager_of(r):
+    return r.get("cm", r.get("tx_cm"))  # rows of the first queue runs called it tx_cm
 
 
 def contender(r, fields):
     parts = []
     for f in fields:
-        v = r.get(f)
-        if v is None:
+        v = manager_of(r) if f == "cm" else r.get(f)
+        if v is None or v == "":
             continue
-        if f == "impl" and v == "tx" and "cm" in fields:
+        if f == "impl" and v == "tx" and "cm" in fields and r.get("workload") in MANAGER_ONLY:
             continue  # "prstm" reads better than "tx prstm"
         if f == "cm" and (v in ("none", "native") or r.get("impl") == "native"):
             continue  # a native run has no manager
-        if f == "presort":
-            parts.append("presorted" if v else "unsorted")
-        elif f == "elim_slots":
-            parts.append(f"(elimination {v} slots/SM" if v else "(no elimination)")
-        elif f == "cm_wait":
-            parts.append(f"(wait {v} polls)" if v else "")
-        elif f == "cm_backoff":
-            parts.append(f"(back-off cap {v / 1e6:g} ms)" if v else "(default)")
-        elif f == "block":
-            parts.append(f"(block {v})")
+        if f == "block":
+            parts.append(f"(block {v:,})" if isinstance(v, int) else f"(block {v})")
         elif f == "priority":
             parts.append("(aging)" if v == "aging" else "")  # the paper's thread-id rule is the default
-        elif f == "offer_ns":
-            if r.get("elim_slots"):
-                parts.append(f"{v} ns)")
         else:
             parts.append(str(v))
     return " ".join(p for p in parts if p)
 
 
+def point_value(k, v):
+    if k == "threads" and v == FULL:
+        return f"{v:,} (full)"
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
 def pivot(rows, who_fields, key_fields):
+    """Contenders side by side: one row per point, one column per contender,
+    each cell the median throughput per second (abort rate where there is one)."""
     keys = [k for k in key_fields if any(k in r for r in rows)]
     cols, points, cell = [], [], {}
-    seen = {f: [] for f in who_fields}  # each contender field's values, in order of appearance
+    seen = {f: [] for f in who_fields}
     rank = {}
     for r in rows:
         c = contender(r, who_fields)
@@ -174,45 +176,82 @@ def pivot(rows, who_fields, key_fields):
             points.append(p)
         ab = f" ({100 * r['abort_rate']:.0f}% ab.)" if "abort_rate" in r else ""
         cell[(p, c)] = si(r.get("throughput", 0)) + ab + ("" if r.get("verified") else " **NOT VERIFIED**")
-    cols.sort(key=lambda c: rank[c])  # grouped by the first field, then the next
+    # native first, then in order of appearance grouped by the first field
+    cols.sort(key=lambda c: (c != "native", rank[c]))
     out = ["| " + " | ".join(keys + cols) + " |", "|" + " --- |" * (len(keys) + len(cols))]
     for p in points:
-        out.append("| " + " | ".join([str(x) for x in p] + [cell.get((p, c), "") for c in cols]) + " |")
+        out.append("| " + " | ".join([point_value(k, x) for k, x in zip(keys, p)] + [cell.get((p, c), "")
+                                                                                     for c in cols]) + " |")
     return "\n".join(out)
 
 
-# The opening headline table of each workload and container: the rows of its
-# main result file (<workload>.jsonl) that pass the filter, by default only
-# those at the file's largest launch (full occupancy), pivoted as (contender
-# fields, point fields). The reference figures of other code follow each table.
-# The bank's file holds its four anchor configurations, two launch sizes.
-ALL_LAUNCHES, LARGEST = True, False
-HEADLINES = [
-    ("bank", ALL_LAUNCHES, lambda r: True, ("cm",), ("accounts", "threads")),
-    ("vacation", LARGEST, lambda r: r.get("hash") == 1 and not r.get("presort") and not r.get("read_only")
-     and (r.get("preset") == "high" or r.get("semantic") == 100), ("impl", "cm"), ("preset", "threads")),
-    ("kmeans", LARGEST, lambda r: True, ("impl", "cm", "block"), ("points", "threads")),
-    ("graph", LARGEST, lambda r: r.get("hash", 1) == 1, ("impl", "cm"), ("graph", "edges", "threads")),
-    ("skiplist", LARGEST, lambda r: r.get("hash", 1) == 1, ("impl", "cm", "priority"), ("mix", "read_only", "threads")),
-    ("stack", LARGEST, lambda r: True, ("impl", "cm"), ("threads", "ops")),
-    ("queue", LARGEST, lambda r: True, ("impl", "cm"), ("mode", "threads")),
-    ("list", LARGEST, lambda r: True, ("impl", "cm"), ("mode", "threads")),
-]
+def provenance_table(results_dir):
+    """results/README.md's table: file name -> [(device, commit, what)], in order."""
+    prov = {}
+    readme = os.path.join(results_dir, "README.md") if results_dir else None
+    if not readme or not os.path.exists(readme):
+        return prov
+    with open(readme) as fh:
+        for line in fh:
+            if not line.startswith("| `"):
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            if len(cells) < 4:
+                continue
+            m = re.match(r"`([^`]+)`", cells[0])
+            if m:
+                prov.setdefault(m.group(1), []).append((cells[1], cells[2], cells[3]))
+    return prov
 
 
-def headlines(rows):
-    out = ["## Headlines", "",
-           "One table per workload and container: its main result file at its largest launch (full occupancy),",
-           "every contender side by side (median throughput per second, abort rate), then the figures of other",
-           "code it is measured against. Every row's command and the other sizes are in the sections below.", ""]
-    for wl, all_launches, keep, who, keys in HEADLINES:
-        rs = [r for r in rows if r.get("_suite") == wl and r.get("workload") == wl and keep(r)]
-        if rs and not all_launches:
-            top = max(r.get("threads", 0) for r in rs)
-            rs = [r for r in rs if r.get("threads", 0) == top]
+def headline_sets(rows):
+    """(title, workload, rows, contender fields, point fields, source files) per
+    headline table: headline.jsonl's rows of the workload, else its suite's."""
+    head = [r for r in rows if r.get("_suite") == "headline"]
+    out = []
+    for title, wl, who, keys, files, keep in HEADLINES:
+        rs = [r for r in head if r.get("workload") == wl]
+        source = ["headline"]
         if not rs:
-            continue
-        out += [f"### {wl} (`{wl}.jsonl`)", "", pivot(rs, who, keys), ""]
+            rs = [r for r in rows if r.get("_suite") in files and r.get("workload") == wl and keep(r)]
+            source = sorted({r["_suite"] for r in rs})
+        if rs:
+            out.append((title, wl, rs, who, keys, source))
+    return out
+
+
+def shown(rs, who, keys):
+    """The rows a pivot shows: the last one of each (contender, point)."""
+    last = {}
+    for r in rs:
+        last[(contender(r, who), tuple(r.get(k, "") for k in keys))] = r
+    return list(last.values())
+
+
+def measured_on(rs, source, prov):
+    devices = sorted({str(r.get("device", "?")) for r in rs})
+    commits = sorted({str(r["commit"]) for r in rs if r.get("commit")})
+    files = ", ".join(f"`results/{s}.jsonl`" for s in source)
+    listed = []  # rows written before they carried a commit: results/README.md says which
+    if any(not r.get("commit") for r in rs):
+        for s in source:
+            listed += [c for _d, c, _w in prov.get(f"{s}.jsonl", []) if c not in listed]
+    if not listed:
+        text = f"Device: {', '.join(devices)}. Commit: {', '.join(commits) or 'not recorded'}"
+    elif commits:
+        text = f"Device: {', '.join(devices)}. Commit: {', '.join(commits)}; rows without one: {' / '.join(listed)} (results/README.md)"
+    else:
+        text = f"Device: {', '.join(devices)}. Commit: {' / '.join(listed)} (results/README.md; the rows carry none)"
+    return f"{text}. Rows: {files}."
+
+
+def headlines(rows, prov):
+    out = ["## Headlines", "",
+           "Median throughput per second of 3 runs after a warm-up, every run verified (abort rate in brackets).",
+           "Tables fed by `results/headline.jsonl` were all measured in one run at one commit;",
+           "the others still show their own suite's last full-occupancy rows.", ""]
+    for title, wl, rs, who, keys, source in headline_sets(rows):
+        out += [f"### {title}", "", measured_on(shown(rs, who, keys), source, prov), "", pivot(rs, who, keys), ""]
         if wl in REFERENCE:
             out += ["| reference code | configuration | result |", "| --- | --- | --- |"]
             out += [f"| {a} | {b} | {c} |" for a, b, c in REFERENCE[wl]]
@@ -220,43 +259,65 @@ def headlines(rows):
     return out
 
 
-def report(rows, provenance=None, notes=None):
-    out = ["# Benchmarks", "",
-           "Generated by `tools/bench_report.py results/` from the JSON-lines files in `results/`; do not edit by hand.",
-           "Each row is one `stm_bench` result: the median of `--repeat` runs after a warm-up, GPU time measured",
-           "with CUDA events, verified after every run. Reproduce a row by running its command on the same device",
-           "(`tools/gpu_check.sh OUT` runs them all).", ""]
-    out += headlines(rows)
-    if provenance:
-        out += ["## Where these results come from", ""] + provenance + [""]
-    if notes:
-        out += notes + [""]
-    by_wl = {}
+def figures(results_dir):
+    out = ["## Figures", "",
+           "Drawn from `results/*.jsonl` by `tools/plot_results.py results/ results/figures/`.", ""]
+    fig_dir = os.path.join(results_dir, "figures") if results_dir else None
+    shown = 0
+    for name, caption in FIGURES:
+        if fig_dir and os.path.exists(os.path.join(fig_dir, name)):
+            out += [f"**{caption}**", "", f"![{caption}](results/figures/{name})", ""]
+            shown += 1
+    if not shown:
+        out += ["(No figure drawn yet: `tools/setup.sh --plot`, then the command above.)", ""]
+    return out
+
+
+def provenance(rows, prov):
+    out = ["## Provenance", "",
+           "| file | rows | device | commit | produced by |", "| --- | --- | --- | --- | --- |"]
+    by_suite = {}
     for r in rows:
-        # Rows without a workload are not stm_bench results (reliability.jsonl:
-        # histories checked, tabled by tools/reliability_rows.py --table).
-        if "workload" in r:
-            by_wl.setdefault(r["workload"], []).append(r)
-    for wl in sorted(by_wl):
-        rs = by_wl[wl]
-        devices = sorted({r.get("device", "?") for r in rs})
-        out += [f"## {wl}", "", "Device: " + ", ".join(devices), ""]
-        suites = sorted({r.get("_suite", "") for r in rs})
-        for suite in suites:  # one table per result file (suite)
-            if len(suites) > 1:
-                out += [f"### {suite}", ""]
-            srows = [r for r in rs if r.get("_suite", "") == suite]
-            view = pivot_of(suite, srows)
-            if view:
-                out += ["Side by side (throughput per second, median; abort rate where the run has one):", "",
-                        pivot(srows, *view), "", "Every run, with its command:", ""]
-            out += [table(srows), ""]
-        if wl in REFERENCE:
-            out += ["Reference figures of other code on an H200 (from the project's anchor measurements):", "",
-                    "| code | configuration | result |", "| --- | --- | --- |"]
-            out += [f"| {a} | {b} | {c} |" for a, b, c in REFERENCE[wl]]
-            out.append("")
-    return "\n".join(out)
+        by_suite.setdefault(r["_suite"], []).append(r)
+    for suite in sorted(by_suite):
+        rs = by_suite[suite]
+        name = f"{suite}.jsonl"
+        devices = sorted({str(r.get("device", r.get("backend", "?"))) for r in rs})
+        entries = prov.get(name, [])
+        commits = sorted({str(r["commit"]) for r in rs if r.get("commit")})
+        if any(not r.get("commit") for r in rs):
+            commits += [c for _d, c, _w in entries if c not in commits]
+        script = ""
+        for f in sorted(glob.glob(os.path.join(ROOT, "tools", "gpu_suites", "*.sh"))):
+            with open(f) as fh:
+                if f"RESULTS/{name}" in fh.read():
+                    script = os.path.relpath(f, ROOT)
+                    break
+        if suite == "headline":
+            script = "tools/gpu_suites/headline/run.sh"
+        producer = f"`{script}`" if script else "see results/README.md"
+        dev = ", ".join(d.replace("NVIDIA ", "") for d in devices)
+        com = "; ".join(commits) if commits else "not recorded"
+        out.append(f"| `results/{name}` | {len(rs)} | {dev} | {com} | {producer} |")
+    out += ["",
+            "Every file, its device, commit and exact command: [results/README.md](results/README.md). One-off",
+            "experiment logs (A/B runs): `results/experiments/`; the dated narrative of every measurement round:",
+            "[results/experiments/LOG.md](results/experiments/LOG.md); the decisions those measurements",
+            "settled: [docs/design-decisions.md](docs/design-decisions.md).", ""]
+    return out
+
+
+def report(rows, results_dir=None):
+    prov = provenance_table(results_dir)
+    out = ["# Benchmarks", "",
+           "Generated by `tools/bench_report.py results/ > BENCHMARKS.md`; do not edit by hand. On an H100/H200,",
+           "`tools/gpu_suites/headline/run.sh build-gpu/stm_bench OUT` measures every headline row at the",
+           "current commit (about 6.5 minutes), compares it with the previous run (`tools/compare_results.py`:",
+           "every row that moved by more than 10%) and regenerates this file and the figures.", ""]
+    out += headlines(rows, prov)
+    out += figures(results_dir)
+    out += provenance(rows, prov)
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def summary(rows):
@@ -271,21 +332,17 @@ def summary(rows):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "--summary":
         summary(load(argv[1:]))
-        return
-    if not argv:
-        sys.exit("usage: bench_report.py RESULTS_DIR_OR_FILES... > BENCHMARKS.md | --summary DIR")
-    provenance, notes = [], []
-    for p in argv:  # a results folder may describe its files in README.md (a table: file, device, commit, what)
-        readme = os.path.join(p, "README.md")
-        if os.path.isdir(p) and os.path.exists(readme):
-            with open(readme) as fh:
-                provenance += [line.rstrip("\n") for line in fh if line.startswith("|")]
-        findings = os.path.join(p, "FINDINGS.md")  # what the figures say, written from them (included verbatim)
-        if os.path.isdir(p) and os.path.exists(findings):
-            with open(findings) as fh:
-                notes += [line.rstrip("\n") for line in fh]
-    print(report(load(argv), provenance, notes))
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("usage: bench_report.py RESULTS_DIR > BENCHMARKS.md | --summary DIR_OR_FILES...", file=sys.stderr)
+        return 2
+    if not os.path.isdir(argv[0]):
+        print(f"bench_report.py: {argv[0]}: not a folder", file=sys.stderr)
+        return 2
+    rows = [r for r in load(argv) if "workload" in r]  # reliability and long_tx rows are not stm_bench results
+    sys.stdout.write(report(rows, argv[0]))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

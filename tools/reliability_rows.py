@@ -8,7 +8,7 @@ $STM_RELIABILITY_OUT (tests/support/reliability.hpp). This script sums them:
   tools/reliability_rows.py RAW.jsonl... --commit C --merge results/reliability.jsonl
                                                                 # replace the rows of the same
                                                                 # container, backend, mode and device
-  tools/reliability_rows.py --table results/reliability.jsonl  # a markdown table (results/FINDINGS.md quotes it)
+  tools/reliability_rows.py --table results/reliability.jsonl  # a markdown table (results/experiments/LOG.md quotes it)
                                                                 # (a line per container)
 
 Row keys: container, backend, mode (natural | perturbed), histories, violations,

@@ -4,7 +4,17 @@
 # manager (Debian/Ubuntu names below), and libcu++ when no CUDA toolkit is
 # present. The CUDA toolkit itself (nvcc) is optional: without it only the CPU
 # backend builds.
+#   --plot   also matplotlib (python3-matplotlib), which tools/plot_results.py needs
+#            to draw the report's figures; nothing else of the project uses it
 set -euo pipefail
+
+plot=0
+for a in "$@"; do
+  case "$a" in
+    --plot) plot=1 ;;
+    *) echo "setup: unknown option '$a' (known: --plot)" >&2; exit 2 ;;
+  esac
+done
 
 need=()
 have_header() { echo "#include <$1>" | ${CXX:-c++} -x c++ -std=c++17 -fsyntax-only $2 - >/dev/null 2>&1; }
@@ -20,6 +30,10 @@ if command -v c++ >/dev/null 2>&1; then
   have_header cuda/atomic "$cuda_inc" || need+=(libcu++-dev)
 else
   need+=(libgtest-dev libcli11-dev)
+fi
+
+if [ "$plot" = 1 ] && ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  need+=(python3-matplotlib)
 fi
 
 if [ ${#need[@]} -eq 0 ]; then

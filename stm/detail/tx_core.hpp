@@ -251,7 +251,7 @@ struct tx_core : tx_recorder<Config> {
   /// independent entries are in flight together, and every index into the
   /// sets is a compile-time constant: the sets (and the counters) then live in
   /// registers instead of local memory, which at full occupancy does not fit
-  /// in L1 (results/FINDINGS.md, "Design measurements behind the code").
+  /// in L1 (docs/design-decisions.md#descriptor-in-registers).
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
 
   /// Values of `escalated`.
@@ -464,7 +464,7 @@ struct tx_core : tx_recorder<Config> {
       // condition `polling && is_locked(w1)` the device compiler may fold the
       // two tests into one branch that waits for the lock word, and the next
       // read's loads then go out only after it (the two reads of a transfer
-      // take two round trips; results/FINDINGS.md). The loads are written in
+      // take two round trips; docs/design-decisions.md#reads-in-flight). The loads are written in
       // a different order in each path so that they are not hoisted above
       // the branch (two relaxed loads: their order means nothing).
       if (!cm.wait_on_locked(0)) {

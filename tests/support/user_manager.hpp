@@ -40,7 +40,7 @@ struct user_direct_lock {
     // whose next lock is above L, so every chain of blocked committers ends at
     // one that holds all its locks. In write order (from, to), cycles of partial
     // lockings abort each other, and a few accounts under thousands of threads
-    // commit nothing for minutes (results/FINDINGS.md).
+    // commit nothing for minutes (docs/design-decisions.md#user-manager-lock-order).
     for (std::uint32_t k = 1; k < tx.n_locks; ++k)
       for (std::uint32_t j = k; j > 0 && tx.locks[j].lock < tx.locks[j - 1].lock; --j) {
         const auto t = tx.locks[j];

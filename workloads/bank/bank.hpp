@@ -632,7 +632,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   // As many workers as stay resident, each draining block after block (see
   // stm::txtable_blocks): when more logical threads are launched than stay
   // resident they run in waves, and a thread block holds its place until its
-  // slowest thread is done (results/bank_fences_ab.jsonl measures the gain).
+  // slowest thread is done (docs/design-decisions.md#resident-drainers).
   stm::buffer<std::uint32_t> handed(where, 1);
   const std::uint32_t drainers =
       c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Cfg>>(c.threads) : c.threads;

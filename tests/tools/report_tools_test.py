@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""tools/compare_results.py and tools/bench_report.py on synthetic result files and on
+the committed results/ (ctest report_tools; about a second, no GPU, no matplotlib)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COMPARE = os.path.join(ROOT, "tools", "compare_results.py")
+REPORT = os.path.join(ROOT, "tools", "bench_report.py")
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write(path, rows):
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+def bank(cm, acc, thr, tput, **extra):
+    return dict(workload="bank", backend="gpu", device="GPU X", cm=cm, accounts=acc, threads=thr, tpt=64,
+                semantic=0, read_only=0, mode="timed", throughput=tput, verified=True,
+                command=f"stm_bench --workload bank --cm {cm}", **extra)
+
+
+class Compare(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old = os.path.join(self.tmp.name, "old.jsonl")
+        self.new = os.path.join(self.tmp.name, "new.jsonl")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_moved_rows_only_beyond_threshold(self):
+        write(self.old, [bank("prstm", 4096, 6720, 200e6), bank("backoff", 4096, 6720, 100e6),
+                         bank("gpustm", 4096, 6720, 90e6), bank("delay", 4096, 6720, 80e6)])
+        # prstm -50% (a regression), backoff +5% (noise), gpustm +25%, delay gone; a new row;
+        # hash 1 and the thread-id priority are defaults: they still match rows without them.
+        write(self.new, [bank("prstm", 4096, 6720, 100e6, hash=1, priority="tid", commit="abc"),
+                         bank("backoff", 4096, 6720, 105e6, seconds=0.3),
+                         bank("gpustm", 4096, 6720, 112.5e6),
+                         dict(bank("prstm", 2621440, 6720, 2e9), verified=False)])
+        rc, out, _ = run(COMPARE, self.old, self.new)
+        self.assertEqual(rc, 0)
+        self.assertIn("3 configurations in both; rows that moved by more than 10%: 2", out)
+        moved = [line for line in out.splitlines() if line.lstrip().startswith(("+", "-")) and "%" in line]
+        self.assertEqual(len(moved), 2, out)
+        self.assertIn("-50.0%", moved[0])  # largest move first
+        self.assertIn("cm=prstm", moved[0])
+        self.assertIn("+25.0%", moved[1])
+        self.assertNotIn("cm=backoff", "\n".join(moved))
+        self.assertIn("only in new (1)", out)
+        self.assertIn("only in old (1)", out)
+        self.assertIn("NOT VERIFIED in new (1)", out)
+        self.assertRegex(out.splitlines()[1], r"commit .*abc")
+
+    def test_threshold_and_all(self):
+        write(self.old, [bank("prstm", 4096, 6720, 100e6)])
+        write(self.new, [bank("prstm", 4096, 6720, 104e6)])
+        self.assertIn("moved by more than 3%: 1", run(COMPARE, self.old, self.new, "--threshold", "3")[1])
+        self.assertIn("every matched row: 1", run(COMPARE, self.old, self.new, "--all")[1])
+
+    def test_last_row_of_a_configuration_wins(self):
+        write(self.old, [bank("prstm", 4096, 6720, 50e6), bank("prstm", 4096, 6720, 100e6)])
+        write(self.new, [bank("prstm", 4096, 6720, 101e6)])
+        self.assertIn("moved by more than 10%: 0", run(COMPARE, self.old, self.new)[1])
+
+    def test_bad_input(self):
+        write(self.old, [bank("prstm", 4096, 6720, 1e6)])
+        with open(self.new, "w") as f:
+            f.write("{not json\n")
+        rc, _, err = run(COMPARE, self.old, self.new)
+        self.assertEqual(rc, 2)
+        self.assertIn("not JSON", err)
+        rc, _, err = run(COMPARE, self.old, os.path.join(self.tmp.name, "missing.jsonl"))
+        self.assertEqual(rc, 2)
+        self.assertEqual(run(COMPARE, self.old, self.old, "--threshold", "-1")[0], 2)
+
+    def test_committed_results_as_the_previous_run(self):
+        # The first headline run compares with the per-suite files: their own rows match.
+        rc, out, _ = run(COMPARE, os.path.join(ROOT, "results"), os.path.join(ROOT, "results", "bank.jsonl"))
+        self.assertEqual(rc, 0)
+        self.assertRegex(out, r"\n[1-9][0-9]* configurations in both; rows that moved by more than 10%: 0")
+
+
+class Report(unittest.TestCase):
+    def test_headline_file_feeds_the_tables(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "headline.jsonl"),
+                  [bank(cm, 4096, 270336, t, commit="1234abc") for cm, t in (("prstm", 3e8), ("gpustm", 8e7))])
+            write(os.path.join(d, "bank.jsonl"), [bank("prstm", 4096, 270336, 1.0, commit="old0000")])
+            rc, out, _ = run(REPORT, d)
+            self.assertEqual(rc, 0)
+            self.assertIn("Device: GPU X. Commit: 1234abc. Rows: `results/headline.jsonl`.", out)
+            self.assertIn("| 4,096 | 270,336 (full) | 300 M | 80 M |", out)
+            self.assertNotIn("old0000", out.split("## Provenance")[0])
+
+    def test_committed_report_fits(self):
+        rc, out, err = run(REPORT, os.path.join(ROOT, "results"))
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertLessEqual(len(lines), 300)
+        tables = [i for i, line in enumerate(lines) if line.startswith("### ")]
+        self.assertGreaterEqual(len(tables), 8)
+        for i in tables:  # every headline table states its device and commit
+            self.assertTrue(lines[i + 2].startswith("Device: ") and "Commit: " in lines[i + 2], lines[i + 2])
+
+    def test_usage(self):
+        self.assertEqual(run(REPORT)[0], 2)
+        self.assertEqual(run(REPORT, os.path.join(ROOT, "no-such-folder"))[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
