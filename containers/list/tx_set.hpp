@@ -35,16 +35,17 @@
 // whose effect every other transaction and lookup sees from its commit on
 // (they wait while it is pending), so operations are linearizable, and a
 // composed transaction is atomic and opaque (docs/container-boosting.md).
-// A one-shot contains() runs no transaction: a lookup between two equal
-// loads of its key's lock. Progress is the contention manager's for
-// updates; a lookup waits only for a committed effect being applied.
+// A one-shot contains() runs no transaction: a pending key answers with its
+// view, another with a lookup between two equal loads of its key's lock.
+// Progress is the contention manager's for updates; a lookup waits only
+// while a commit writes back (never for a pending key's owner).
 // On a caller's transaction the operations return the same statuses, or
 // aborted when that transaction aborted (leave the body: TX_END retries
 // it), or capacity when this transaction already changed another key that
 // shares the key's lock word (nothing changed; only for keys outside the
 // hint's range). The caller settles every insert and remove (node_slot)
 // right after the transaction, before its thread runs another operation
-// on the set: until then the key stays locked for everyone.
+// on the set: until then every other update of the key aborts and retries.
 //
 // Composition: as every transactional container (containers/stack/tx.hpp
 // says what a caller must do): construct the set with the `shared` lock table
@@ -176,9 +177,11 @@ class tx_set_ref {
   }
 
   /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
+  /// The slot's mark (attempt, key, lock) changes only when this call makes
+  /// the key pending: an answer that changes nothing (exists, not found)
+  /// leaves the change an earlier call on the slot made in this attempt.
   template <class Tx>
   STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
-    slot.attempt = 0;
     containers::detail::observed o;
     const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
     if (st != op_status::ok) return st;

@@ -32,14 +32,15 @@
 // guard) through the transaction, which re-checks the earlier reads: a count
 // conflicts with the updates of its range only. The one-shot count and
 // contains run no transaction: the walk or lookup between two passes over
-// the locks that find them clean and unchanged.
+// the locks that find them unchanged, pending keys counted by their views.
 //
 // Guarantees: every update is one transaction (its own, or the caller's)
 // whose effect every other transaction, lookup and count sees from its
 // commit on (they wait while it is pending), so operations are linearizable,
 // and a composed transaction is atomic and opaque (docs/container-boosting.md).
 // Progress is the contention manager's for updates; a lookup or a one-shot
-// count waits only for committed effects being applied. On a caller's
+// count waits only while a commit writes back (never for a pending key's
+// owner; a count also for more than 8 pending keys of its range at once). On a caller's
 // transaction the operations return the same statuses, or aborted when that
 // transaction aborted (leave the body: TX_END retries it), or capacity when
 // this transaction already changed another key on the same lock word
@@ -47,7 +48,8 @@
 // or the range needs more reads than its descriptor holds (the transaction
 // then aborts with abort_cause::capacity). The caller settles every insert
 // and remove (node_slot) right after the transaction, before its thread
-// runs another operation on the set: until then the key stays locked.
+// runs another operation on the set: until then every other update of the
+// key aborts and retries.
 //
 // Composition: as every transactional container (containers/stack/tx.hpp
 // says what a caller must do): construct the set with the `shared` lock table
@@ -203,9 +205,11 @@ class tx_skiplist_ref {
   }
 
   /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
+  /// The slot's mark (attempt, key, lock) changes only when this call makes
+  /// the key pending: an answer that changes nothing (exists, not found)
+  /// leaves the change an earlier call on the slot made in this attempt.
   template <class Tx>
   STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
-    slot.attempt = 0;
     containers::detail::observed o;
     const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
     if (st != op_status::ok) return st;

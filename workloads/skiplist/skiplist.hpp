@@ -192,16 +192,26 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   {
     stm::buffer<std::uint32_t> init(where, initial.size());
     init.upload(initial);
+    stm::buffer<std::uint8_t> init_status(where, initial.size());
     const std::uint32_t* ip = init.data();
+    std::uint8_t* isp = init_status.data();
     const std::uint32_t n = c.keys, workers = std::min(c.threads, c.keys);
     Exec::run(workers, [=] STM_HD(std::uint32_t tid) {
-      for (std::uint32_t i = tid; i < n; i += workers) s.apply(tid, 0, ip[i], nullptr);
+      for (std::uint32_t i = tid; i < n; i += workers) isp[i] = static_cast<std::uint8_t>(s.apply(tid, 0, ip[i], nullptr));
     });
     std::vector<std::uint32_t> got;
     std::string e = structure(&got);
     std::vector<std::uint32_t> want = initial;
     std::sort(want.begin(), want.end());
-    if (e.empty() && got != want) e = "the initial entries did not all go in";
+    if (e.empty() && got != want) {
+      // Which statuses the inserts that did not go in ended with.
+      std::vector<std::uint64_t> by(stm::num_op_statuses, 0);
+      for (auto st : init_status.to_vector()) by[st < stm::num_op_statuses ? st : 0] += st != std::uint8_t(op_status::ok);
+      e = "the initial entries did not all go in (" + std::to_string(got.size()) + " of " + std::to_string(want.size()) + ";";
+      for (std::uint32_t k = 0; k < stm::num_op_statuses; ++k)
+        if (by[k]) e += " " + std::string(stm::to_string(static_cast<op_status>(k))) + " " + std::to_string(by[k]);
+      e += ")";
+    }
     if (!e.empty()) {
       out.message = "after the initial inserts: " + e;
       return out;

@@ -82,7 +82,10 @@ STM_HD inline constexpr word_t without_flag(word_t w) { return w & ~word_t(2); }
 /// publishes it: the native insert does, at settle); the operation notes its
 /// key and key lock. settle() applies the committed effect to the native set
 /// (which is when the key lock becomes clean again) and gives back a node
-/// that the effect did not use.
+/// that the effect did not use. One slot per operation that may change the
+/// set: a slot holds one change, and a second change on the same slot in the
+/// same attempt would replace the first (an answer that changes nothing
+/// leaves it as it is).
 struct node_slot {
   std::uint32_t node = node::head;  ///< an insert's node; node::head: none
   std::uint32_t attempt = 0;        ///< 1 + the attempt that made the key pending; 0: none
