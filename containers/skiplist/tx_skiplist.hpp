@@ -157,7 +157,12 @@ class tx_skiplist_ref {
       const std::uint32_t node_id = slot.node;
       containers::detail::settle_key(
           keys_, slot.lock, slot.key, tx.thread_id(), node_id != node::head,
-          [&](std::uint32_t k) { used = set_.insert_node(k, node_id) == op_status::ok; },
+          // insert_node links node_id, or retires it itself had the key been
+          // present (never: the key was pending, so nobody else changed it).
+          [&](std::uint32_t k) {
+            set_.insert_node(k, node_id);
+            used = true;
+          },
           [&](std::uint32_t k) { set_.remove(0, k); });
     }
     if (slot.node != node::head && !used) t().pool.retire(slot.node);  // never published
