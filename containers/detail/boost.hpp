@@ -13,7 +13,7 @@
 //   clean:   bit 0 clear; bits 1..63 the number of effects applied under it
 //            (unique: a clean value never comes back);
 //   pending: bit 0 set; a committed transaction's effect on `key` is not yet
-//            applied to the native structure (fields: pending_* below).
+//            applied to the native structure (fields: key_lock:: below).
 // An operation on key k:
 //   1. v = tx.read(word) (the semantic read set: one word).
 //   2. v pending by another transaction: that one has committed and is
@@ -29,8 +29,10 @@
 // transactions on k). After it, settle() (the caller's, as for every
 // composed operation) applies the effect to the native structure with its
 // own lock-free algorithm and stores the next clean value: only then can
-// another transaction look at k again. An aborted attempt wrote nothing,
-// so there is nothing to undo.
+// another transaction use k again (lookups without a transaction answer
+// with the pending view meanwhile). An aborted attempt wrote nothing, so
+// there is nothing to undo.
+
 //
 // A transaction's second operation on a key under a word that this
 // transaction already made pending for a different key (two keys aliasing
@@ -42,6 +44,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "containers/status.hpp"
 #include "stm/buffer.hpp"
@@ -92,7 +95,7 @@ struct key_locks_ref {
   STM_HD key_lock::word_t* word(std::uint32_t i) const { return words + i; }
   /// A word no transaction writes (always clean): reading it through a
   /// transaction never comes from the transaction's own writes, so it makes
-  /// the STM check the earlier reads as a read does (range_in()).
+  /// the STM check the earlier reads as a read does (count_in()).
   STM_HD key_lock::word_t* guard() const { return words + map.count; }
   STM_HD atomic_ref<key_lock::word_t> at(std::uint32_t i) const { return atomic_ref<key_lock::word_t>(words[i]); }
 };
@@ -117,11 +120,6 @@ class key_locks {
   /// The STM words: the key locks and the guard (what an own lock table covers).
   std::uint64_t words() const { return std::uint64_t(ref_.map.count) + 1; }
   std::uint32_t keys_per_lock() const { return 1u << ref_.map.shift; }
-  /// Quiescent point: every word clean (the counts restart).
-  void reset() {
-    words_.upload(std::vector<key_lock::word_t>(std::size_t(ref_.map.count) + 1, 0));
-    applied_.upload(std::vector<std::uint64_t>(ref_.map.count, 0));
-  }
   /// Quiescent point: "" when no word is pending (every committed effect was
   /// applied: each composed operation was settled), else the first one.
   std::string check() const {
@@ -134,6 +132,12 @@ class key_locks {
   }
 
  private:
+  /// Every word clean, every count zero (construction only: afterwards a
+  /// clean value must never come back).
+  void reset() {
+    words_.upload(std::vector<key_lock::word_t>(std::size_t(ref_.map.count) + 1, 0));
+    applied_.upload(std::vector<std::uint64_t>(ref_.map.count, 0));
+  }
   static std::size_t checked(std::uint64_t count, std::uint32_t keys_per_lock) {
     if (count == 0 || count > (1ull << 31)) throw usage_error("a boosted set has 1 to 2^31 key locks, asked for " + std::to_string(count));
     if (keys_per_lock == 0 || (keys_per_lock & (keys_per_lock - 1)) != 0)
