@@ -88,6 +88,12 @@ class transaction {
   /// a torn snapshot, so that is a conflict (read_locked) and is retried.
   STM_HD void semantic_conflict() { core_.fail(abort_cause::semantic); }
 
+  /// The body met a lock the STM does not see, held by a transaction that
+  /// has committed and is finishing its effect (a transactional container's
+  /// abstract key lock, containers/detail/boost.hpp). The attempt aborts as
+  /// read_locked, as on a final lock, and is retried.
+  STM_HD void lock_conflict() { core_.fail(abort_cause::read_locked); }
+
   /// Validate and publish. True when the transaction committed.
   STM_HD bool commit() {
     if (core_.status != tx_status::active) return false;

@@ -59,25 +59,7 @@ struct bucket_hint {
 class harris_set_ref {
  public:
   /// Insert key: ok, exists, or full (no free node until reclaim()).
-  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const {
-    const std::uint32_t start = bucket_start(key);
-    std::uint32_t fresh = node::head;  // a node we took and have not linked yet
-    for (;;) {
-      const detail::window w = detail::search(pool_, start, at_least{order(key, false)});
-      if (w.right != node::tail && !node::flag(w.right_word) && node::key(w.right_word) == key) {
-        if (fresh != node::head) pool_.retire(fresh);  // never published
-        return op_status::exists;
-      }
-      if (fresh == node::head) {
-        fresh = pool_.allocate();
-        if (fresh == node::head) return op_status::full;
-      }
-      // Plain store: the node is private until the CAS below publishes it.
-      pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);
-      if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, fresh)))  // release: pairs with traversal loads
-        return op_status::ok;
-    }
-  }
+  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const { return insert_node(key, node::head); }
 
   /// Remove key: ok or not_found.
   STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t key) const {
@@ -114,6 +96,29 @@ class harris_set_ref {
   template <class, class>
   friend class tx_set_ref;
   friend class tx_set;
+
+  /// Insert key into node `fresh`, a free node of the pool that the caller
+  /// took (node::head: take one when needed). ok, exists (fresh, if any, is
+  /// retired: never published), or full.
+  STM_HD op_status insert_node(std::uint32_t key, std::uint32_t fresh) const {
+    const std::uint32_t start = bucket_start(key);
+    for (;;) {
+      const detail::window w = detail::search(pool_, start, at_least{order(key, false)});
+      if (w.right != node::tail && !node::flag(w.right_word) && node::key(w.right_word) == key) {
+        if (fresh != node::head) pool_.retire(fresh);  // never published
+        return op_status::exists;
+      }
+      if (fresh == node::head) {
+        fresh = pool_.allocate();
+        if (fresh == node::head) return op_status::full;
+      }
+      // Plain store: the node is private until the CAS below publishes it.
+      pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);
+      if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, fresh)))  // release: pairs with traversal loads
+        return op_status::ok;
+    }
+  }
+
   // Order of the list: (key, sentinel before user node); the tail is last.
   STM_HD static std::uint64_t order(std::uint32_t key, bool sentinel) {
     return (std::uint64_t(key) << 1) | (sentinel ? 0u : 1u);

@@ -1,13 +1,14 @@
 // containers/list/tx_set.hpp - stm::list::tx_set: a sorted set whose
-// operations are PR-STM transactions (stm/tx.hpp), under any contention
-// manager.
+// operations are PR-STM transactions (stm/tx.hpp) that conflict only on their
+// key, over Harris' lock-free list (harris_set): optimistic transactional
+// boosting (containers/detail/boost.hpp, docs/container-boosting.md).
 //
 //   stm::list::tx_set set(stm::backend::gpu, capacity, {0, 9999, 2500});
 //   auto s = set.ref();                      // manager stm::cm::prstm; set.ref<CM, Config>() or set.ref(cm)
 //   // device / thread body, tid distinct per concurrent thread, < 2^19:
-//   stm::op_status st = s.insert(tid, key);  // ok | exists | full (pool exhausted) | capacity
-//   s.remove(tid, key);                      // ok | not_found | capacity
-//   s.contains(tid, key);                    // ok (present) | not_found | capacity
+//   stm::op_status st = s.insert(tid, key);  // ok | exists | full (pool exhausted)
+//   s.remove(tid, key);                      // ok | not_found
+//   s.contains(tid, key);                    // ok (present) | not_found
 //   set.reclaim();                           // host, between launches
 //
 //   // composed: the insert and the caller's counter commit together
@@ -17,36 +18,42 @@
 //     if (s.insert(tx, key, slot) != stm::op_status::ok) TX_SEMANTIC_ABORT(tx);
 //     TX_WRITE(tx, &count[0], TX_READ(tx, &count[0]) + 1);
 //   } TX_END(tx);
-//   s.settle(tx, slot);                      // after the transaction, always
+//   s.settle(tx, slot);                      // right after the transaction, always
 //
-// Layout: the same nodes and bucket sentinels as harris_set (one 64-bit word
-// per node: key and next), read and written only through the transaction; a
-// remove unlinks the node by writing its predecessor, and the node is reused
-// after reclaim() (the quiescent point), so an invisible reader never sees a
-// node change identity under it.
+// Layout: harris_set's nodes and bucket sentinels, changed only by its own
+// lock-free algorithm, and one key lock (a 64-bit STM word) per key of the
+// hint's range (keys outside it alias onto those words, modulo their count,
+// which is at most max(64, 2 x capacity) and 2^22). An operation reads its
+// key's lock through the transaction, looks the key up in the Harris list
+// with plain loads, and an insert or remove that changes the set writes the
+// lock (pending); settle() applies the change with Harris' insert or remove
+// after the commit. So two operations conflict only when their keys share a
+// lock word (never for two keys of the hint's range), and nothing of the
+// list is read or written through the transaction.
 //
-// Guarantees: every operation is one transaction (its own, or the caller's),
-// so operations are linearizable (serializable transactions whose effects
-// appear at commit). Progress is the contention manager's (PR-STM: the
-// system makes progress). On a caller's transaction the operations return
-// the same statuses, or aborted when that transaction aborted (leave the body:
-// TX_END retries it); insert and remove take a node_slot that settle()
-// resolves after the transaction (node_pool.hpp says why).
+// Guarantees: every update is one transaction (its own, or the caller's)
+// whose effect every other transaction and lookup sees from its commit on
+// (they wait while it is pending), so operations are linearizable, and a
+// composed transaction is atomic and opaque (docs/container-boosting.md).
+// A one-shot contains() runs no transaction: a pending key answers with its
+// view, another with a lookup between two equal loads of its key's lock.
+// Progress is the contention manager's for updates; a lookup waits only
+// while a commit writes back (never for a pending key's owner).
+// On a caller's transaction the operations return the same statuses, or
+// aborted when that transaction aborted (leave the body: TX_END retries
+// it), or capacity when this transaction already changed another key that
+// shares the key's lock word (nothing changed; only for keys outside the
+// hint's range). The caller settles every insert and remove (node_slot)
+// right after the transaction, before its thread runs another operation
+// on the set: until then every other update of the key aborts and retries.
 //
 // Composition: as every transactional container (containers/stack/tx.hpp
 // says what a caller must do): construct the set with the `shared` lock table
 // of the other containers, build the transaction on s.locks(), with an opaque
-// descriptor that has room for the walks below.
-//
-// Read-set needs: a traversal reads one word per node it passes, so an
-// operation needs (nodes between its bucket sentinel and its key) + 1 reads.
-// With B buckets over N keys that is about N/B + 1; without buckets it is the
-// list length. Config::max_reads bounds it: a longer walk ends with status
-// capacity (the transaction aborts with abort_cause::capacity; nothing is
-// changed), never silently. Inserts write 2 words (the new node and its
-// predecessor), removes 2 (the victim, marked, and its predecessor).
+// descriptor. An operation reads one word and writes at most one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -54,6 +61,7 @@
 #include <vector>
 
 #include "cmp/prstm.hpp"
+#include "containers/detail/boost.hpp"
 #include "containers/detail/tx_ops.hpp"
 #include "containers/list/harris_set.hpp"
 #include "stm/lock_table.hpp"
@@ -61,9 +69,9 @@
 
 namespace stm::list {
 
-/// Default descriptor of tx_set operations: 64 reads (walks of up to 63
-/// nodes), 2 writes, opacity on (the walk never follows an inconsistent next).
-using tx_set_config = tx_config<64, 2, true>;
+/// Default descriptor of tx_set operations: an operation reads one word and
+/// writes at most one; opaque (a composed caller's answers are facts).
+using tx_set_config = tx_config<4, 2, true>;
 
 /// Kernel handle of a tx_set: CM and Config are the manager and the
 /// descriptor of its one-shot operations.
@@ -73,78 +81,73 @@ class tx_set_ref {
   using contention_manager = CM;
   using config = Config;
 
-  /// One transaction of its own: ok, exists, full (no free node until
-  /// reclaim()), or capacity (the walk overflowed the read set).
+  /// One transaction of its own: ok, exists, or full (no free node until
+  /// reclaim()).
   STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
     slot.node = pool().allocate();
     if (slot.node == node::head) return op_status::full;
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) {
-      st = insert_in(tx, key, slot);
-      if (st == op_status::exists) TX_SEMANTIC_ABORT(tx);
-    }
-    TX_END(tx);
-    settle(tx, slot);
-    if (counters) *counters += tx.counters();
-    if (tx.committed()) return op_status::ok;
-    return st == op_status::exists ? st : op_status::capacity;
+    return one_shot(tid, key, true, slot, counters);
   }
 
-  /// One transaction of its own: ok, not_found, or capacity.
+  /// One transaction of its own: ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) {
-      st = remove_in(tx, key, slot);
-      if (st == op_status::not_found) TX_SEMANTIC_ABORT(tx);
-    }
-    TX_END(tx);
-    settle(tx, slot);
-    if (counters) *counters += tx.counters();
-    if (tx.committed()) return op_status::ok;
-    return st == op_status::not_found ? st : op_status::capacity;
+    return one_shot(tid, key, false, slot, counters);
   }
 
-  /// One transaction of its own: ok (present), not_found, or capacity.
-  STM_HD op_status contains(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) { st = contains_in(tx, key); }
-    TX_END(tx);
-    if (counters) *counters += tx.counters();
-    return tx.committed() ? st : op_status::capacity;
+  /// ok (present) or not_found: a lookup between two equal loads of the
+  /// key's lock (no transaction; counters unchanged).
+  STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t key, tx_counters* /*counters*/ = nullptr) const {
+    return containers::detail::lookup(locks_, keys_, key, present_fn()) ? op_status::ok : op_status::not_found;
   }
 
   /// On the caller's open transaction (built on locks(), opaque): ok, exists,
-  /// full, or aborted. Call settle(tx, slot) after the transaction.
+  /// full, capacity, or aborted. Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_REQUIRE_OPAQUE(Tx);
-    return insert_in(tx, key, slot);
+    return update_in(tx, key, true, slot);
   }
-  /// On the caller's open transaction: ok, not_found, or aborted. Call
-  /// settle(tx, slot) after the transaction.
+  /// On the caller's open transaction: ok, not_found, capacity, or aborted.
+  /// Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_REQUIRE_OPAQUE(Tx);
-    return remove_in(tx, key, slot);
+    return update_in(tx, key, false, slot);
   }
-  /// On the caller's open transaction: ok (present), not_found, or aborted.
+  /// On the caller's open transaction: ok (present), not_found, capacity, or
+  /// aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status contains(Tx& tx, std::uint32_t key) const {
     STM_REQUIRE_OPAQUE(Tx);
-    return contains_in(tx, key);
+    containers::detail::observed o;
+    const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
+    if (st != op_status::ok) return st;
+    return o.present ? op_status::ok : op_status::not_found;
   }
 
   /// After a transaction that ran insert(tx, ..., slot) or remove(tx, ...,
-  /// slot), whatever its outcome: hands slot's node on (node_slot) and
+  /// slot), whatever its outcome, right after it: applies the committed
+  /// change to the list and frees the key, gives back an unused node, and
   /// empties the slot for the next transaction.
   template <class Tx>
   STM_HD void settle(const Tx& tx, node_slot& slot) const {
-    detail::settle(pool(), tx, slot);
+    bool used = false;
+    if (tx.committed() && slot.attempt == tx.attempts() + 1) {
+      const std::uint32_t node_id = slot.node;
+      containers::detail::settle_key(
+          keys_, slot.lock, slot.key, tx.thread_id(), node_id != node::head,
+          // insert_node links node_id, or retires it itself had the key been
+          // present (never: the key was pending, so nobody else changed it).
+          [&](std::uint32_t k) {
+            set_.insert_node(k, node_id);
+            used = true;
+          },
+          [&](std::uint32_t k) { set_.remove(0, k); });
+    }
+    if (slot.node != node::head && !used) pool().retire(slot.node);  // never published
+    slot = node_slot{};
   }
 
   /// The lock table its transactions use (build composed transactions on it).
@@ -153,99 +156,69 @@ class tx_set_ref {
  private:
   friend class tx_set;
 
-  /// What the sorted walk saw: prev is the last node ordered before the key
-  /// (a bucket sentinel at least), cur its successor (the tail, or the first
-  /// node ordered at or after the key), pw and cw their words (cw: 0 for the
-  /// tail).
-  struct window {
-    std::uint32_t prev, cur;
-    node::word_t pw, cw;
-    STM_HD bool holds(std::uint32_t key) const { return cur != node::tail && !node::flag(cw) && node::key(cw) == key; }
-  };
-
   STM_HD const detail::pool_ref& pool() const { return set_.pool_; }
 
-  /// The one transactional walk of every operation, from key's bucket
-  /// sentinel; false when a read ended the attempt (!tx.active()).
-  template <class Tx>
-  STM_HD bool walk(Tx& tx, std::uint32_t key, window& w) const {
-    node::word_t* words = pool().words;
-    const std::uint64_t target = harris_set_ref::order(key, false);
-    w.prev = set_.bucket_start(key);
-    w.pw = tx.read(&words[w.prev]);
-    w.cur = node::next(w.pw);
-    w.cw = 0;
-    if (!tx.active()) return false;
-    while (w.cur != node::tail) {
-      w.cw = tx.read(&words[w.cur]);
-      if (!tx.active()) return false;
-      if (harris_set_ref::order_of(w.cw) >= target) break;
-      w.prev = w.cur;
-      w.pw = w.cw;
-      w.cur = node::next(w.cw);
+  /// The native lookup (harris_set's wait-free contains).
+  struct present {
+    harris_set_ref set;
+    STM_HD bool operator()(std::uint32_t key) const { return set.contains(0, key) == op_status::ok; }
+  };
+  STM_HD present present_fn() const { return present{set_}; }
+
+  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, bool insert, node_slot& slot,
+                            tx_counters* counters) const {
+    transaction<CM, Config> tx(locks_, tid, cm_);
+    op_status st = op_status::ok;
+    TX_BEGIN(tx) {
+      st = update_in(tx, key, insert, slot);
+      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
+      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
     }
-    return true;
+    TX_END(tx);
+    settle(tx, slot);
+    if (counters) *counters += tx.counters();
+    if (tx.committed()) return op_status::ok;
+    return st == op_status::exists || st == op_status::not_found ? st : op_status::capacity;
   }
 
+  /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
+  /// The slot's mark (attempt, key, lock) changes only when this call makes
+  /// the key pending: an answer that changes nothing (exists, not found)
+  /// leaves the change an earlier call on the slot made in this attempt.
   template <class Tx>
-  STM_HD op_status insert_in(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    slot.attempt = 0;
-    slot.unlinks = false;
-    window w;
-    if (!walk(tx, key, w)) return op_status::aborted;
-    if (w.holds(key)) return op_status::exists;
-    if (slot.node == node::head && (slot.node = pool().allocate()) == node::head) return op_status::full;
-    tx.write(&pool().words[slot.node], node::make(key, w.cur));
-    tx.write(&pool().words[w.prev], node::with_next(w.pw, slot.node));
-    if (!tx.active()) return op_status::aborted;
+  STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
+    containers::detail::observed o;
+    const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
+    if (st != op_status::ok) return st;
+    if (o.present == insert) return insert ? op_status::exists : op_status::not_found;
+    if (insert && slot.node == node::head && (slot.node = pool().allocate()) == node::head) return op_status::full;
+    if (!containers::detail::make_pending(tx, keys_, key, o, insert)) return op_status::aborted;
     slot.attempt = tx.attempts() + 1;
+    slot.key = key;
+    slot.lock = o.lock;
     return op_status::ok;
-  }
-
-  template <class Tx>
-  STM_HD op_status remove_in(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    slot.attempt = 0;
-    slot.unlinks = true;
-    window w;
-    if (!walk(tx, key, w)) return op_status::aborted;
-    if (!w.holds(key)) return op_status::not_found;
-    // Mark the victim as well as unlinking it: every pair of conflicting
-    // updates then writes a common word (an insert or remove next to the
-    // victim writes the victim or its predecessor), so they are ordered by
-    // write-write conflicts on the pre-locks, not only by read validation.
-    tx.write(&pool().words[w.cur], node::with_mark(w.cw));
-    tx.write(&pool().words[w.prev], node::with_next(w.pw, node::next(w.cw)));
-    if (!tx.active()) return op_status::aborted;
-    slot.node = w.cur;
-    slot.attempt = tx.attempts() + 1;
-    return op_status::ok;
-  }
-
-  template <class Tx>
-  STM_HD op_status contains_in(Tx& tx, std::uint32_t key) const {
-    window w;
-    if (!walk(tx, key, w)) return op_status::aborted;
-    return w.holds(key) ? op_status::ok : op_status::not_found;
   }
 
   harris_set_ref set_{};
+  containers::detail::key_locks_ref keys_{};
   lock_table_ref locks_{};
   CM cm_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_set_ref<>>);
 
-/// Host owner: the node pool (with its bucket sentinels) and the lock table
-/// (its own, one lock per node, or a shared one).
+/// Host owner: the Harris list (with its bucket sentinels), the key locks,
+/// and the lock table (its own, one lock per key lock, or a shared one).
 class tx_set {
  public:
   tx_set(backend where, std::uint64_t capacity, bucket_hint hint = {})
       : set_(where, capacity, hint),
-        locks_(lock_table(where, capacity + hint.buckets + 1, set_.ref().pool_.words, sizeof(node::word_t))) {}
+        keys_(where, hint.lo, key_lock_count(capacity, hint), 1),
+        locks_(own_table(where, keys_)) {}
   /// A set whose transactions use the caller's lock table `shared`, so that
   /// they compose with other containers and data of that table; the table
   /// must outlive the set's use.
   tx_set(backend where, std::uint64_t capacity, const lock_table& shared, bucket_hint hint = {})
-      : set_(where, capacity, hint), locks_(where, shared) {}
+      : set_(where, capacity, hint), keys_(where, hint.lo, key_lock_count(capacity, hint), 1), locks_(where, shared) {}
 
   /// The kernel handle, whose one-shot operations run under manager cm with
   /// descriptor Config.
@@ -253,23 +226,43 @@ class tx_set {
   tx_set_ref<CM, Config> ref(CM cm = CM{}) const {
     tx_set_ref<CM, Config> r;
     r.set_ = set_.ref();
+    r.keys_ = keys_.ref();
     r.locks_ = locks_.ref();
     r.cm_ = cm;
     return r;
   }
   std::uint64_t capacity() const { return set_.capacity(); }
+  std::uint32_t key_locks() const { return keys_.size(); }
   std::uint64_t reclaim() { return set_.reclaim(); }
   /// Quiescent point: replace the contents by `keys` (harris_set::assign).
   void assign(std::vector<std::uint32_t> keys) { set_.assign(std::move(keys)); }
   /// Quiescent point: the keys in order.
   std::vector<std::uint32_t> contents() const { return set_.contents(); }
-  std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return set_.check(keys); }
+  /// Quiescent point: the list's check, then that no key lock is pending.
+  std::string check(std::vector<std::uint32_t>* keys = nullptr) const {
+    std::string e = set_.check(keys);
+    return e.empty() ? keys_.check() : e;
+  }
   const lock_table& locks() const { return locks_.table(); }
   /// After a launch every lock must be free again (tests).
   bool locks_free() const { return locks_.all_free(); }
 
  private:
+  /// One key lock per key of the hint's range, at most max(64, 2 x capacity)
+  /// and 2^22 (keys beyond alias).
+  static std::uint64_t key_lock_count(std::uint64_t capacity, const bucket_hint& hint) {
+    const std::uint64_t span = std::uint64_t(hint.hi) - hint.lo + 1;
+    const std::uint64_t limit = std::min<std::uint64_t>(std::max<std::uint64_t>(64, 2 * capacity), 1u << 22);
+    return std::min(span, limit);
+  }
+  /// Without a commit clock: an operation reads one word, so opaque reads
+  /// need no clock, and update commits skip its contended increment.
+  static lock_table own_table(backend where, const containers::detail::key_locks& keys) {
+    return lock_table(where, keys.words(), keys.ref().words, sizeof(containers::detail::key_lock::word_t),
+                      lock_table::auto_spread(keys.words()), /*clock=*/false);
+  }
   harris_set set_;
+  containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
 };
 

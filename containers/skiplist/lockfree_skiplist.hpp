@@ -71,9 +71,15 @@ namespace stm::skiplist {
 class lockfree_skiplist_ref {
  public:
   /// Insert key: ok, exists, or full (no free node until reclaim()).
-  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const {
+  STM_HD op_status insert(std::uint32_t /*tid*/, std::uint32_t key) const { return insert_node(key, node::head); }
+
+  /// Insert key into node `fresh`, a free node of the pool that the caller
+  /// took (node::head: take one when needed; tx_skiplist's settle passes the
+  /// node its transaction reserved). ok, exists (fresh, if any, is retired:
+  /// never published), or full.
+  STM_HD op_status insert_node(std::uint32_t key, std::uint32_t fresh) const {
     const std::uint32_t h = tower_height(key, t_.levels);
-    std::uint32_t fresh = node::head;  // taken from the pool, not yet linked
+    if (fresh != node::head) t_.height[fresh] = h;  // private: published by the level-0 CAS below
     path p;
     for (bool present = find(key, p);; present = find_again_at_level_zero(key, p)) {
       if (present) {
@@ -158,10 +164,36 @@ class lockfree_skiplist_ref {
     return cur != node::tail && node::key(cw) == key ? op_status::ok : op_status::not_found;
   }
 
+  /// visit(key) for every key k with lo <= k < hi that the walk finds
+  /// unmarked at level 0, in increasing order (a plain walk: not a snapshot
+  /// of the range by itself; tx_skiplist brackets it with its key locks).
+  template <class Visit>
+  STM_HD void for_each_in(std::uint32_t lo, std::uint32_t hi, Visit&& visit) const {
+    if (hi <= lo) return;
+    std::uint32_t pred = node::head;
+    for (std::uint32_t l = t_.levels; l-- > 1;) {  // the last node below lo at each upper level
+      for (std::uint32_t cur = node::next(load(l, pred)); cur != node::tail;) {
+        const node::word_t cw = load(l, cur);
+        if (node::key(cw) >= lo) break;
+        if (!node::marked(cw)) pred = cur;
+        cur = node::next(cw);
+      }
+    }
+    for (std::uint32_t cur = node::next(load(0, pred)); cur != node::tail;) {
+      const node::word_t cw = load(0, cur);
+      const std::uint32_t k = node::key(cw);
+      if (k >= hi) break;
+      if (k >= lo && !node::marked(cw)) visit(k);
+      cur = node::next(cw);
+    }
+  }
+
   STM_HD std::uint32_t levels() const { return t_.levels; }
 
  private:
   friend class lockfree_skiplist;
+  template <class, class>
+  friend class tx_skiplist_ref;
 
   /// Predecessors and successors of a key at every level (Herlihy-Shavit's
   /// preds/succs), with the words seen: pred_word[l].next == succ[l].

@@ -74,18 +74,23 @@ STM_HD inline constexpr word_t with_mark(word_t w) { return w | 1u; }
 STM_HD inline constexpr word_t without_flag(word_t w) { return w & ~word_t(2); }
 }  // namespace node
 
-/// The node of a composed insert or remove on a transactional set
-/// (tx_set, tx_skiplist), kept by the caller outside the transaction body,
-/// one per call site, and handed to the set's settle(tx, slot) once the
+/// A composed insert or remove on a transactional set (tx_set, tx_skiplist;
+/// containers/detail/boost.hpp), kept by the caller outside the transaction
+/// body, one per call site, and handed to the set's settle(tx, slot) once the
 /// transaction has ended. An insert takes a node from the pool the first time
-/// it needs one and keeps it across the transaction's attempts (an aborted
-/// attempt never published it); settle() returns it to the pool unless the
-/// committed attempt linked it. A remove notes the node its attempt unlinked;
-/// settle() retires it (reused after reclaim()) when that attempt committed.
+/// it needs one and keeps it across the transaction's attempts (no attempt
+/// publishes it: the native insert does, at settle); the operation notes its
+/// key and key lock. settle() applies the committed effect to the native set
+/// (which is when the key lock becomes clean again) and gives back a node
+/// that the effect did not use. One slot per operation that may change the
+/// set: a slot holds one change, and a second change on the same slot in the
+/// same attempt would replace the first (an answer that changes nothing
+/// leaves it as it is).
 struct node_slot {
-  std::uint32_t node = node::head;  ///< node::head: none
-  std::uint32_t attempt = 0;        ///< 1 + the attempt that linked or unlinked node; 0: none
-  bool unlinks = false;             ///< remove's slot
+  std::uint32_t node = node::head;  ///< an insert's node; node::head: none
+  std::uint32_t attempt = 0;        ///< 1 + the attempt that made the key pending; 0: none
+  std::uint32_t key = 0;            ///< the key that attempt changed
+  std::uint32_t lock = 0;           ///< its key lock's index
 };
 
 namespace detail {
@@ -294,18 +299,6 @@ class node_pool {
   pool_ref ref_{};
   std::uint32_t levels_ = 1;
 };
-
-/// What tx_set's and tx_skiplist's settle() do with a node_slot once the
-/// transaction tx has ended: an insert's node that no committed attempt
-/// linked was never published and goes back (retired, free after reclaim());
-/// a remove's node unlinked by the committed attempt is retired. Then the
-/// slot is empty.
-template <class Tx>
-STM_HD inline void settle(const pool_ref& pool, const Tx& tx, node_slot& slot) {
-  const bool took_effect = tx.committed() && slot.attempt == tx.attempts() + 1;
-  if (slot.node != node::head && (slot.unlinks ? took_effect : !took_effect)) pool.retire(slot.node);
-  slot = node_slot{};
-}
 
 /// Quiescent point: the structure check every list of this folder shares.
 /// Walks level 0 from the head and reports an index outside [lowest, pool

@@ -17,25 +17,23 @@ using stm::op_status;
 template <class CM>
 using any_skiplist = stm::workloads::skiplist::any_skiplist<CM>;  // apply(tid, kind 0/1/2, key, counters)
 
-/// Which skiplist a test runs: the native one, or the transactional one with
-/// the given search; converts to "is it the transactional one".
+/// Which skiplist a test runs: the native one or the transactional one;
+/// converts to "is it the transactional one".
 struct variant {
   bool tx = false;
-  stm::skiplist::tx_search search = stm::skiplist::tx_search::window;
   operator bool() const { return tx; }
 };
 
 struct owned_skiplist {
   std::unique_ptr<stm::skiplist::tx_skiplist> t;
   std::unique_ptr<stm::skiplist::lockfree_skiplist> n;
-  stm::skiplist::tx_search search;
-  owned_skiplist(stm::backend where, variant v, std::uint64_t capacity, std::uint32_t levels = 5) : search(v.search) {
+  owned_skiplist(stm::backend where, variant v, std::uint64_t capacity, std::uint32_t levels = 5) {
     if (v.tx) t = std::make_unique<stm::skiplist::tx_skiplist>(where, capacity, levels);
     else n = std::make_unique<stm::skiplist::lockfree_skiplist>(where, capacity, levels);
   }
   template <class CM>
   any_skiplist<CM> ref(CM cm = CM{}) const {
-    return {t != nullptr, t ? t->ref(cm, search) : stm::skiplist::tx_skiplist_ref<CM>{},
+    return {t != nullptr, t ? t->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
             n ? n->ref() : stm::skiplist::lockfree_skiplist_ref{}};
   }
   std::string check(std::vector<std::uint32_t>* k = nullptr) const { return t ? t->check(k) : n->check(k); }
@@ -44,17 +42,16 @@ struct owned_skiplist {
   std::vector<std::uint32_t> free_nodes() const { return n ? n->free_nodes() : std::vector<std::uint32_t>{}; }
 };
 
-/// f(cm, variant, name) for the native variant, the tx variant under every
-/// built-in manager, and the tx variant's full-path search under prstm.
+/// f(cm, variant, name) for the native variant and the tx variant under every
+/// built-in manager.
 template <class F>
 void each_variant(F&& f) {
-  constexpr variant tx{true, stm::skiplist::tx_search::window};
+  constexpr variant tx{true};
   f(stm::cm::prstm{}, variant{}, "native");
   f(stm::cm::prstm{}, tx, "tx/prstm");
   f(stm::cm::gpustm{}, tx, "tx/gpustm");
   f(stm::cm::backoff{}, tx, "tx/backoff");
   f(stm::cm::delay{}, tx, "tx/delay");
-  f(stm::cm::prstm{}, variant{true, stm::skiplist::tx_search::full_path}, "tx-full/prstm");
 }
 
 }  // namespace skiplist_test

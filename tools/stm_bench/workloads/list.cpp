@@ -103,8 +103,10 @@ void validate(const bench::options& o) {
 }
 
 // Mix: the operations (generated on the host, copied to the backend, their
-// statuses copied back), the count per key of the verification, and the node
-// pool (word, free ring, retired list) with a lock per node for tx.
+// statuses copied back), the count per key of the verification, the node
+// pool (word, free ring, retired list), and for tx the key locks (a word and
+// an applied count each, one per key up to max(64, 2 x pool) and 2^22, plus
+// the guard) and their lock table (a 128-byte line per lock up to 16,384).
 // Seed replay: a value takes at most 2 bytes of a file and an operation 4;
 // parsing, the sequential replay and the verification hold a few hash tables
 // of them on the host; the pool, its index and the operations on the backend.
@@ -121,8 +123,14 @@ bench::resources estimate(const bench::options& o) {
   }
   const mix_config c = make_mix_config(o);
   const std::uint64_t nodes = std::uint64_t(c.keys) + c.ops + mix_buckets(c.keys) + 2;
-  r.host_bytes = bench::bytes({{c.ops, 2 * 8 + 1}, {c.keys, 4 + 8 + 1 + 4}, {nodes, 8}});
-  r.device_bytes = bench::bytes({{c.ops, 9}, {c.keys, 4}, {nodes, 8 + 4 + 4 + 4}, {1 << 20}});
+  const auto im = impls(o);
+  const bool tx = std::find(im.begin(), im.end(), "tx") != im.end();
+  const std::uint64_t key_locks =
+      tx ? std::min<std::uint64_t>(c.keys, std::min<std::uint64_t>(std::max<std::uint64_t>(64, 2 * nodes), 1u << 22)) + 1
+         : 0;
+  const std::uint64_t lock_bytes = key_locks * (8 + 8 + 4 * stm::lock_table::auto_spread(key_locks));
+  r.host_bytes = bench::bytes({{c.ops, 2 * 8 + 1}, {c.keys, 4 + 8 + 1 + 4}, {nodes, 8}, {key_locks, 8}});
+  r.device_bytes = bench::bytes({{c.ops, 9}, {c.keys, 4}, {nodes, 8 + 4 + 4}, {lock_bytes}, {1 << 20}});
   r.lower = "--ops or --keys";
   return r;
 }

@@ -1,9 +1,8 @@
 // stm_bench --workload skiplist: the PR-STM paper's skiplist (sections
 // 4.4-4.5) on the transactional skiplist (--impl tx, any --cm) and the native
 // lock-free one (--impl native), side by side with --impl all
-// (workloads/skiplist/skiplist.hpp); --impl tx-full runs the transactional
-// one with its full-path search, for comparison with the window search.
-// --priority aging runs prstm with the aging priority (priority.hpp).
+// (workloads/skiplist/skiplist.hpp). --hash is the keys per key lock of the
+// transactional one (1: each key its own). --priority aging runs prstm with the aging priority (priority.hpp).
 #include "workloads/skiplist/skiplist.hpp"
 
 #include <algorithm>
@@ -26,9 +25,8 @@ std::vector<wl::impl> impls(const bench::options& o) {
   const std::string i = o.impl.empty() ? "all" : o.impl;
   if (i == "all") return {wl::impl::tx, wl::impl::native};
   if (i == "tx") return {wl::impl::tx};
-  if (i == "tx-full") return {wl::impl::tx_full};
   if (i == "native") return {wl::impl::native};
-  throw stm::usage_error("unknown --impl '" + i + "' for workload skiplist (known: tx, tx-full, native, all)");
+  throw stm::usage_error("unknown --impl '" + i + "' for workload skiplist (known: tx, native, all)");
 }
 
 /// Every option of the workload, mapped to its configuration in one place
@@ -62,7 +60,7 @@ wl::config make_config(const bench::options& o) {
   const auto im = impls(o);
   if (std::none_of(im.begin(), im.end(), wl::transactional))
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
-      o.refuse(name, "applies to the transactional skiplist only (--impl tx, tx-full or all)");
+      o.refuse(name, "applies to the transactional skiplist only (--impl tx or all)");
   bench::check_priority(o);
   wl::check(c);
   return c;
@@ -74,8 +72,10 @@ void validate(const bench::options& o) {
 }
 
 // wl::run's memory. Backend: the towers (a word per node and level, the free
-// ring, the retired list, the heights), tx's lock table (32 lock words per
-// lock up to 16,384 locks, else one), a launch's operations and statuses, the
+// ring, the retired list, the heights), tx's key locks (max(64, 2 x pool) /
+// hash of them, at most 2^22, plus the guard: a word and a count each) and
+// its lock table over them (32 lock words per lock up to 16,384 locks, else
+// one), a launch's operations and statuses, the
 // initial keys. Host: the initial keys drawn from the range, presence and
 // per-key counts of the verification, a launch's operations and statuses,
 // and the copies a structure check takes (words, heights, reach marks, the
@@ -86,11 +86,12 @@ bench::resources estimate(const bench::options& o) {
   const std::uint64_t nodes = pool + 2;  // with head and tail
   const auto im = impls(o);
   const bool tx = std::any_of(im.begin(), im.end(), wl::transactional);
-  const std::uint64_t locks = tx ? (nodes * c.levels + c.hash - 1) / c.hash : 0;
+  const std::uint64_t locks =
+      tx ? std::min<std::uint64_t>((std::max<std::uint64_t>(64, 2 * pool) + c.hash - 1) / c.hash, 1u << 22) + 1 : 0;
   const std::uint64_t lock_words = locks * stm::lock_table::auto_spread(locks);
   bench::resources r;
-  r.device_bytes = bench::bytes({{nodes, c.levels, 8}, {nodes, 4 + 4 + 4}, {lock_words, 4}, {c.ops, 4 + 4 + 1},
-                                 {c.keys, 4}, {1 << 20}});
+  r.device_bytes = bench::bytes({{nodes, c.levels, 8}, {nodes, 4 + 4 + 4}, {locks, 8 + 8}, {lock_words, 4},
+                                 {c.ops, 4 + 4 + 1}, {c.keys, 4}, {1 << 20}});
   r.host_bytes = bench::bytes({{c.range, 4 + 1 + 8 + 1 + 3 * 4}, {c.ops, 4 + 4 + 1},
                                {nodes, c.levels, 8}, {nodes, 4 + 4 + 1 + 1 + 3 * 4},
                                {lock_words + locks, 4}, {1 << 20}});
@@ -150,9 +151,9 @@ bench::registrar reg({"skiplist",
                                       {"auto"}),
                        bench::common_threads(stm::lock_word::max_threads),
                        bench::common_ops(1ull << 31, "operations per launch (auto pool: range + ops at most 2^30-3)"),
-                       bench::choice("impl", "all", {"tx", "tx-full", "native", "all"},
-                                     "tx (the transactional skiplist), native (lock-free) or all (both); tx-full: "
-                                     "tx with every word a search passes read through the transaction"),
+                       bench::choice("impl", "all", {"tx", "native", "all"},
+                                     "tx (the transactional skiplist, boosted over the lock-free one), native "
+                                     "(lock-free) or all (both)"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
                        bench::common("hash"), bench::priority_option(), bench::common("seconds"),
                        bench::common("seed")},

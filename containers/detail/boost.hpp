@@ -1,0 +1,421 @@
+// containers/detail/boost.hpp - optimistic transactional boosting of a native
+// lock-free set (tx_set over harris_set, tx_skiplist over lockfree_skiplist):
+// abstract key locks that are ordinary STM words, the operations' protocol on
+// a transaction, and the commit's native apply (docs/container-boosting.md
+// has the argument; this header the rules).
+//
+// Key locks. A boosted set owns an array of 64-bit words, the key locks;
+// key k maps to word index_of(k) (key_map: keys lo, lo+1, ... each their own
+// word, then aliasing modulo the count, as the STM lock table maps addresses).
+// The words are read and written only through the transaction (TX_READ /
+// TX_WRITE, so the one lock table covers them and the STM's validation and
+// opacity apply to them), except for the settle store below. A word holds
+//   clean:   bit 0 clear; bits 1..63 the number of effects applied under it
+//            (unique: a clean value never comes back);
+//   pending: bit 0 set; a committed transaction's effect on `key` is not yet
+//            applied to the native structure (fields: key_lock:: below).
+// An operation on key k:
+//   1. v = tx.read(word) (the semantic read set: one word).
+//   2. v pending by another transaction: that one has committed and is
+//      applying; wait until the word moves, then lock_conflict() (the attempt
+//      is retried). v pending by this transaction (read-own-write): the
+//      answer is the view the pending value carries (no native look).
+//   3. v clean: the answer is the native structure's (a plain, linearizable
+//      lookup), accepted only if the word still holds v afterwards (a plain
+//      acquire load): no effect on k was applied in between.
+//   4. An insert or remove that changes the set writes a pending value
+//      (tx.write), its new view and what to apply; nothing else is written.
+// Commit is the STM's (the key lock's version bump serializes the
+// transactions on k). After it, settle() (the caller's, as for every
+// composed operation) applies the effect to the native structure with its
+// own lock-free algorithm and stores the next clean value: only then can
+// another transaction use k again (lookups without a transaction answer
+// with the pending view meanwhile). An aborted attempt wrote nothing, so
+// there is nothing to undo.
+
+//
+// A transaction's second operation on a key under a word that this
+// transaction already made pending for a different key (two keys aliasing
+// one word: only outside the key map's direct range, or with keys_per_lock
+// above 1) cannot tell the two apart: it returns op_status::capacity and
+// changes nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "containers/status.hpp"
+#include "stm/buffer.hpp"
+#include "stm/error.hpp"
+#include "stm/lock_table.hpp"
+#include "stm/lock_word.hpp"
+#include "stm/platform.hpp"
+
+namespace stm::containers::detail {
+
+namespace key_lock {
+using word_t = std::uint64_t;
+/// What a committed transaction leaves for settle() to do on the native set.
+enum apply_op : std::uint32_t { apply_nothing = 0, apply_insert = 1, apply_remove = 2 };
+
+STM_HD inline constexpr bool pending(word_t v) { return (v & 1u) != 0; }
+// pending: bit 0 set, bit 1 the view (present), bits 2-3 the apply_op, bits
+// 4-22 the owner's thread id (19 bits, lock_word::owner_bits), bits 32-63 the key.
+STM_HD inline constexpr word_t make_pending(std::uint32_t key, std::uint32_t tid, bool present, apply_op op) {
+  return (word_t(key) << 32) | (word_t(tid & (lock_word::max_threads - 1)) << 4) | (word_t(op) << 2) |
+         (word_t(present) << 1) | 1u;
+}
+STM_HD inline constexpr std::uint32_t owner(word_t v) { return static_cast<std::uint32_t>(v >> 4) & (lock_word::max_threads - 1); }
+STM_HD inline constexpr std::uint32_t key(word_t v) { return static_cast<std::uint32_t>(v >> 32); }
+STM_HD inline constexpr bool present(word_t v) { return (v >> 1) & 1u; }
+STM_HD inline constexpr apply_op op(word_t v) { return static_cast<apply_op>((v >> 2) & 3u); }
+}  // namespace key_lock
+
+/// How keys map onto key-lock words: keys lo .. lo + count x keys_per_lock - 1
+/// each to their own word (keys_per_lock 1) or in runs of keys_per_lock;
+/// every other key aliases onto them (modulo count). Two keys on one word
+/// conflict (false conflicts only); two keys on two words never do.
+struct key_map {
+  std::uint32_t lo = 0;
+  std::uint32_t shift = 0;  // log2(keys_per_lock)
+  std::uint32_t count = 1;
+  STM_HD std::uint32_t index_of(std::uint32_t key) const {
+    const std::uint32_t q = (key - lo) >> shift;  // unsigned: keys below lo wrap around
+    return q < count ? q : q % count;
+  }
+};
+
+/// Device/thread view of the key locks (trivially copyable).
+struct key_locks_ref {
+  key_lock::word_t* words = nullptr;  // the STM words: map.count key locks, then the guard (below)
+  std::uint64_t* applied = nullptr;   // per word: effects applied so far (only settle() writes it)
+  key_map map{};
+  STM_HD key_lock::word_t* word(std::uint32_t i) const { return words + i; }
+  /// A word no transaction writes (always clean): reading it through a
+  /// transaction never comes from the transaction's own writes, so it makes
+  /// the STM check the earlier reads as a read does (count_in()).
+  STM_HD key_lock::word_t* guard() const { return words + map.count; }
+  STM_HD atomic_ref<key_lock::word_t> at(std::uint32_t i) const { return atomic_ref<key_lock::word_t>(words[i]); }
+};
+static_assert(std::is_trivially_copyable_v<key_locks_ref>);
+
+/// Host owner of the key locks: `count` words and the guard, all clean.
+class key_locks {
+ public:
+  /// lo: first key of the direct range; count >= 1 words; keys_per_lock a
+  /// power of two (usage_error otherwise).
+  key_locks(backend where, std::uint32_t lo, std::uint64_t count, std::uint32_t keys_per_lock)
+      : words_(where, checked(count, keys_per_lock) + 1), applied_(where, static_cast<std::size_t>(count)) {
+    ref_.words = words_.data();
+    ref_.applied = applied_.data();
+    ref_.map.lo = lo;
+    ref_.map.count = static_cast<std::uint32_t>(count);
+    while ((1u << ref_.map.shift) < keys_per_lock) ++ref_.map.shift;
+    reset();
+  }
+  key_locks_ref ref() const { return ref_; }
+  std::uint32_t size() const { return ref_.map.count; }
+  /// The STM words: the key locks and the guard (what an own lock table covers).
+  std::uint64_t words() const { return std::uint64_t(ref_.map.count) + 1; }
+  std::uint32_t keys_per_lock() const { return 1u << ref_.map.shift; }
+  /// Quiescent point: "" when no word is pending (every committed effect was
+  /// applied: each composed operation was settled), else the first one.
+  std::string check() const {
+    const auto w = words_.to_vector();
+    for (std::size_t i = 0; i < ref_.map.count; ++i)
+      if (key_lock::pending(w[i]))
+        return "key lock " + std::to_string(i) + " still pending (key " + std::to_string(key_lock::key(w[i])) +
+               "): a committed operation was never settled";
+    return "";
+  }
+
+ private:
+  /// Every word clean, every count zero (construction only: afterwards a
+  /// clean value must never come back).
+  void reset() {
+    words_.upload(std::vector<key_lock::word_t>(std::size_t(ref_.map.count) + 1, 0));
+    applied_.upload(std::vector<std::uint64_t>(ref_.map.count, 0));
+  }
+  static std::size_t checked(std::uint64_t count, std::uint32_t keys_per_lock) {
+    if (count == 0 || count > (1ull << 31)) throw usage_error("a boosted set has 1 to 2^31 key locks, asked for " + std::to_string(count));
+    if (keys_per_lock == 0 || (keys_per_lock & (keys_per_lock - 1)) != 0)
+      throw usage_error("keys per lock must be a power of two, got " + std::to_string(keys_per_lock));
+    return static_cast<std::size_t>(count);
+  }
+  buffer<key_lock::word_t> words_;
+  buffer<std::uint64_t> applied_;
+  key_locks_ref ref_{};
+};
+
+/// What an operation's look at its key found (observe()).
+struct observed {
+  std::uint32_t lock = 0;   // the key lock's index
+  key_lock::word_t value = 0;
+  bool own = false;         // the word is pending by this transaction
+  bool present = false;     // the key is in the set, as this transaction sees it
+};
+
+/// Wait (bounded) until word i no longer holds v: the pending owner is
+/// applying its effect, which needs nobody else. The caller then aborts
+/// its attempt; the retry reads the word again.
+STM_HD inline void wait_moved(const key_locks_ref& kl, std::uint32_t i, key_lock::word_t v) {
+  for (std::uint32_t polls = 0; polls < 64 && kl.at(i).load(memory_order_relaxed) == v; ++polls) platform::backoff_ns(64);
+}
+
+/// Steps 1-3 of the header on tx: ok (o filled), aborted (the attempt ended:
+/// leave the body), or capacity (an aliasing key of this transaction's own
+/// pending word). Present(key) is the native lookup.
+template <class Tx, class Present>
+STM_HD op_status observe(Tx& tx, const key_locks_ref& kl, std::uint32_t key, Present&& native_present, observed& o) {
+  o.lock = kl.map.index_of(key);
+  const key_lock::word_t v = tx.read(kl.word(o.lock));
+  if (!tx.active()) return op_status::aborted;
+  o.value = v;
+  if (key_lock::pending(v)) {
+    if (key_lock::owner(v) != tx.thread_id()) {
+      wait_moved(kl, o.lock, v);
+      tx.lock_conflict();
+      return op_status::aborted;
+    }
+    if (key_lock::key(v) != key) return op_status::capacity;
+    o.own = true;
+    o.present = key_lock::present(v);
+    return op_status::ok;
+  }
+  o.own = false;
+  o.present = native_present(key);
+  // The native lookup's loads are acquire loads: this load comes after them.
+  // The word still at v: no effect on any key of the word was applied while
+  // the lookup ran (an apply comes after its pending store, which would show
+  // here: the apply's release CAS, read by the lookup, carries it).
+  if (kl.at(o.lock).load(memory_order_acquire) != v) {
+    tx.lock_conflict();
+    return op_status::aborted;
+  }
+  return op_status::ok;
+}
+
+/// Step 4: the transaction's update of key from what observe() found: the
+/// key becomes `present`. Returns false when the attempt ended.
+template <class Tx>
+STM_HD bool make_pending(Tx& tx, const key_locks_ref& kl, std::uint32_t key, const observed& o, bool now_present) {
+  using namespace key_lock;
+  // What settle must change in the native set: the native state is the view
+  // unless this transaction's own pending value already changed it.
+  const bool native = o.own ? (op(o.value) == apply_nothing ? present(o.value) : op(o.value) == apply_remove)
+                            : o.present;
+  const apply_op a = native == now_present ? apply_nothing : now_present ? apply_insert : apply_remove;
+  tx.write(kl.word(o.lock), make_pending(key, tx.thread_id(), now_present, a));
+  return tx.active();
+}
+
+/// The STM lock word of key lock i under `locks` is a final lock: its
+/// committer is writing back (a bounded wait: it waits for nobody).
+STM_HD inline bool writing_back(const lock_table_ref& locks, const key_locks_ref& kl, std::uint32_t i) {
+  return lock_word::is_final(locks.word(locks.index_of(kl.word(i))).load(memory_order_acquire));
+}
+
+/// One-shot lookup without a transaction. The key lock's STM lock word is
+/// not a final lock (else wait: a commit is writing back), then: a pending
+/// word answers with its view (its transaction has committed: the lookup
+/// takes effect after it), a clean one with the native answer, accepted if
+/// the word still holds the same value afterwards. Linearizable at the load
+/// of the pending value or at the native lookup (a word pending for another
+/// key that aliases this one is as good as clean for this key). Why the STM lock word: a
+/// composed transaction writes back its key locks one by one, all under final
+/// locks taken before the first; a thread that saw one of its pending values
+/// and then looks at another of its keys sees that key's final lock or a
+/// later state (the committer's fence (A) before its write-back), never the
+/// value before the commit. It never waits for a pending word's owner.
+template <class Present>
+STM_HD bool lookup(const lock_table_ref& locks, const key_locks_ref& kl, std::uint32_t key, Present&& native_present) {
+  const std::uint32_t i = kl.map.index_of(key);
+  for (;;) {
+    if (writing_back(locks, kl, i)) {
+      platform::backoff_ns(64);
+      continue;
+    }
+    const key_lock::word_t v = kl.at(i).load(memory_order_acquire);
+    if (key_lock::pending(v) && key_lock::key(v) == key) return key_lock::present(v);
+    // Clean, or pending for another key on the same word (whose change leaves
+    // this key's native state as it is; its applied count tells an apply and a
+    // new commit of the same pending value apart, which a clean value cannot
+    // repeat).
+    const atomic_ref<std::uint64_t> applied(kl.applied[i]);
+    const std::uint64_t a = key_lock::pending(v) ? applied.load(memory_order_relaxed) : 0;
+    const bool present = native_present(key);
+    if (kl.at(i).load(memory_order_acquire) == v && (!key_lock::pending(v) || applied.load(memory_order_relaxed) == a))
+      return present;
+  }
+}
+
+/// After the transaction, once per composed update (settle()): when this
+/// transaction's commit left word i pending, apply the effect to the native
+/// set (insert(key) / remove(key): each must succeed, as nobody else can
+/// change the key meanwhile) and store the next clean value. Several
+/// operations of one transaction on one key: the first settle applies their
+/// net effect; later ones find the word clean or another owner's, and do
+/// nothing. An insert's settle passes can_insert; a remove's settle leaves a
+/// pending insert to the insert's own settle (which holds the node).
+/// Returns the applied op.
+template <class Insert, class Remove>
+STM_HD key_lock::apply_op settle_key(const key_locks_ref& kl, std::uint32_t i, std::uint32_t key, std::uint32_t tid,
+                                     bool can_insert, Insert&& native_insert, Remove&& native_remove) {
+  using namespace key_lock;
+  const word_t v = kl.at(i).load(memory_order_acquire);
+  if (!pending(v) || owner(v) != (tid & (lock_word::max_threads - 1)) || key_lock::key(v) != key) return apply_nothing;
+  const apply_op a = op(v);
+  if (a == apply_insert) {
+    if (!can_insert) return apply_nothing;
+    native_insert(key);
+  } else if (a == apply_remove) {
+    native_remove(key);
+  }
+  // Only the owner of the pending word writes applied[i]; the next owner
+  // read the clean value stored below (release) before it could commit.
+  const atomic_ref<std::uint64_t> count(kl.applied[i]);
+  const std::uint64_t n = count.load(memory_order_relaxed) + 1;
+  count.store(n, memory_order_relaxed);
+  kl.at(i).store(n << 1, memory_order_release);  // pairs with the lookups' acquire loads
+  return a;
+}
+
+/// f(i) for the index of every key lock that a key k with lo <= k < hi maps
+/// to (each once; all of them when the range wraps around the map or covers
+/// every word).
+template <class F>
+STM_HD void each_lock_of_range(const key_map& m, std::uint32_t lo, std::uint32_t hi, F&& f) {
+  if (hi <= lo) return;
+  const bool crosses = lo < m.lo && hi > m.lo;  // keys below m.lo wrap around to the top of the map
+  const std::uint32_t qa = (lo - m.lo) >> m.shift, qb = (hi - 1 - m.lo) >> m.shift;
+  if (crosses || std::uint64_t(qb) - qa + 1 >= m.count) {
+    for (std::uint32_t i = 0; i < m.count; ++i) f(i);
+    return;
+  }
+  for (std::uint32_t q = qa;; ++q) {
+    f(q < m.count ? q : q % m.count);
+    if (q == qb) break;
+  }
+}
+
+/// One-shot count of the keys in [lo, hi) without a transaction: the native
+/// walk for_each(lo, hi, visit) between two passes over the range's key
+/// locks that find no final STM lock (a commit writing back: wait) and no
+/// word moved: the same sum of the clean words (a clean value only grows)
+/// and the same pending words with the same values. A pending key is counted
+/// by its view, not by the walk (its native state is unknown while its owner
+/// settles). Linearizable at the walk: no commit and no apply in the range
+/// during it, and the pending changes seen committed before it. It never
+/// waits for a pending word's owner, unless more than MaxPending words of the
+/// range are pending at once.
+template <std::uint32_t MaxPending = 8, class ForEach>
+STM_HD std::uint32_t count_lookup(const lock_table_ref& locks, const key_locks_ref& kl, std::uint32_t lo,
+                                  std::uint32_t hi, ForEach&& for_each) {
+  struct pending_word {
+    std::uint32_t index;
+    key_lock::word_t value;
+    std::uint64_t applied;  // read after the value: an apply and a new commit of the same value (ABA) moved it
+  };
+  pending_word seen[MaxPending] = {};
+  std::uint32_t n_seen = 0;
+  // first: record the pending words; else: match them. False when a commit
+  // is writing back, too many are pending, or (not first) a word moved.
+  auto pass = [&](bool first, std::uint64_t& clean_sum) {
+    bool ok = true;
+    std::uint32_t matched = 0;
+    clean_sum = 0;
+    each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
+      if (ok && writing_back(locks, kl, i)) ok = false;
+      if (!ok) return;
+      const key_lock::word_t v = kl.at(i).load(memory_order_acquire);
+      if (!key_lock::pending(v)) {
+        clean_sum += v;
+        return;
+      }
+      const std::uint64_t a = atomic_ref<std::uint64_t>(kl.applied[i]).load(memory_order_relaxed);
+      if (first) {
+        if (n_seen == MaxPending) ok = false;
+        else seen[n_seen++] = pending_word{i, v, a};
+      } else {
+        bool same = false;
+        for (std::uint32_t j = 0; j < n_seen; ++j) same |= seen[j].index == i && seen[j].value == v && seen[j].applied == a;
+        if (same) ++matched;
+        else ok = false;
+      }
+    });
+    return ok && (first || matched == n_seen);
+  };
+  for (;;) {
+    std::uint64_t s1 = 0, s2 = 0;
+    n_seen = 0;
+    if (!pass(true, s1)) {
+      platform::backoff_ns(64);
+      continue;
+    }
+    std::uint32_t n = 0;
+    for_each(lo, hi, [&](std::uint32_t k) {
+      for (std::uint32_t j = 0; j < n_seen; ++j)
+        if (key_lock::key(seen[j].value) == k) return;  // counted by its view below
+      ++n;
+    });
+    for (std::uint32_t j = 0; j < n_seen; ++j) {
+      const std::uint32_t k = key_lock::key(seen[j].value);
+      n += k >= lo && k < hi && key_lock::present(seen[j].value);
+    }
+    if (pass(false, s2) && s2 == s1) return n;
+  }
+}
+
+/// Composed count of the keys in [lo, hi) on tx: every key lock of the
+/// range read through tx (another's pending one: wait, lock_conflict), the
+/// native walk, with this transaction's own pending keys counted by their
+/// view instead (at most MaxOwn of them in the range, else capacity), then
+/// one read of the guard, which makes the STM check every earlier read: an
+/// effect the walk saw was committed after a lock read, whose check then
+/// fails (docs/container-boosting.md). ok (n set), aborted, or capacity.
+template <std::uint32_t MaxOwn = 8, class Tx, class ForEach>
+STM_HD op_status count_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std::uint32_t hi, ForEach&& for_each,
+                          std::uint32_t& n) {
+  n = 0;
+  if (hi <= lo) return op_status::ok;
+  std::uint32_t own_key[MaxOwn] = {};
+  bool own_present[MaxOwn] = {};
+  std::uint32_t n_own = 0;
+  op_status st = op_status::ok;
+  each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
+    if (st != op_status::ok) return;
+    const key_lock::word_t v = tx.read(kl.word(i));
+    if (!tx.active()) {
+      st = op_status::aborted;
+    } else if (key_lock::pending(v)) {
+      if (key_lock::owner(v) != tx.thread_id()) {
+        wait_moved(kl, i, v);
+        tx.lock_conflict();
+        st = op_status::aborted;
+      } else if (key_lock::key(v) >= lo && key_lock::key(v) < hi) {
+        if (n_own == MaxOwn) {
+          st = op_status::capacity;
+        } else {
+          own_key[n_own] = key_lock::key(v);
+          own_present[n_own++] = key_lock::present(v);
+        }
+      }
+    }
+  });
+  if (st != op_status::ok) return st;
+  std::uint32_t c = 0;
+  for_each(lo, hi, [&](std::uint32_t k) {
+    for (std::uint32_t j = 0; j < n_own; ++j)
+      if (own_key[j] == k) return;  // counted by its view below
+    ++c;
+  });
+  for (std::uint32_t j = 0; j < n_own; ++j) c += own_present[j];
+  (void)tx.read(kl.guard());
+  if (!tx.active()) return op_status::aborted;
+  n = c;
+  return op_status::ok;
+}
+
+}  // namespace stm::containers::detail
