@@ -137,6 +137,23 @@ class lock_table {
     return e != nullptr && std::string(e) == "1";
   }
   bool has_admission() const { return ref_.admission != nullptr; }
+  /// Set every gate's limit (between launches: tests, tuning). It still
+  /// adapts from there within [16, 2048] (stm/detail/admission.hpp).
+  void set_admission_limits(std::uint32_t n) {
+    if (!has_admission()) return;
+    std::vector<std::uint32_t> all = admission_.to_vector();
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) all[std::size_t(g) * lock_table_ref::admission_stride + 1] = n;
+    admission_.upload(all);
+  }
+  /// Attempts inside a gate now, summed over the gates (0 between launches:
+  /// every slot taken was given back).
+  std::uint64_t admission_in_flight() const {
+    std::uint64_t n = 0;
+    if (!has_admission()) return n;
+    const std::vector<std::uint32_t> all = admission_.to_vector();
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride];
+    return n;
+  }
   /// Each gate's limit now (tests, reports).
   std::vector<std::uint32_t> admission_limits() const {
     std::vector<std::uint32_t> out;

@@ -1,0 +1,2 @@
+// CPU instances of the admission control tests.
+#include "admission_tests.inc"

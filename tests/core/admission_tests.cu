@@ -1,0 +1,2 @@
+// GPU instances of the admission control tests.
+#include "admission_tests.inc"
