@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# stm_bench's array workload from the command line: bad input fails with one
+# line on stderr and exit code 2 before any work; small runs of every manager,
+# both validations, the native baseline and admission control verify.
+bench="$1"
+source "$(dirname "$0")/cli_lib.sh"
+PREFIX=(--workload array)
+
+bad --words 0
+bad --words 8 --reads 16
+bad --words 2147483649
+bad --reads 0
+bad --reads 257
+bad --writes 3
+bad --writes 10
+bad --reads 2 --writes 4
+bad --read-only 101
+bad --validation lazy
+bad --impl atomic
+bad --impl native --cm backoff
+bad --impl native --validation commit
+bad --cm no_such_manager
+bad --threads 600000
+bad --ops 0
+bad --keys 10
+
+for cm in prstm gpustm backoff delay; do
+  good --words 4096 --reads 16 --threads 32 --ops 20000 --cm $cm --validation all --impl all
+done
+good --words 1024 --reads 256 --threads 16 --ops 2000 --validation all
+good --words 64 --reads 2 --writes 2 --read-only 30 --threads 64 --ops 20000 --hash 4
+good --words 64 --reads 8 --writes 0 --threads 16 --ops 5000
+STM_ADMISSION=1 good --words 64 --reads 4 --threads 64 --ops 20000 --validation all
+exit $fail
