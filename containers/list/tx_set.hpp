@@ -122,20 +122,20 @@ class tx_set_ref {
   /// full, or aborted. Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     return insert_in(tx, key, slot);
   }
   /// On the caller's open transaction: ok, not_found, or aborted. Call
   /// settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     return remove_in(tx, key, slot);
   }
   /// On the caller's open transaction: ok (present), not_found, or aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status contains(Tx& tx, std::uint32_t key) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     return contains_in(tx, key);
   }
 

@@ -191,7 +191,7 @@ class tx_skiplist_ref {
   /// full, or aborted. Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     walk_result r;
     return insert_in(tx, key, slot, r);
   }
@@ -199,21 +199,21 @@ class tx_skiplist_ref {
   /// settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     walk_result r;
     return remove_in(tx, key, slot, r);
   }
   /// On the caller's open transaction: ok (present), not_found, or aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status contains(Tx& tx, std::uint32_t key) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     walk_result r;
     return contains_in(tx, key, r);
   }
   /// On the caller's open transaction: ok (n = keys in [lo, hi)), or aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status count(Tx& tx, std::uint32_t lo, std::uint32_t hi, std::uint32_t& n) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     n = 0;
     if (hi <= lo) return op_status::ok;
     walk_result r;
