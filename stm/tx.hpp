@@ -62,11 +62,21 @@ struct form_access;  // stm/detail/tx_loop.hpp: the forms' bookkeeping (STM_CHEC
 /// which the driver reserves for every thread the GPU can hold resident
 /// (README, "How many reads a descriptor holds").
 inline constexpr std::uint32_t gpu_large_read_set = 1024;
-[[deprecated("prstm: a descriptor of more than 1024 reads (tx_config's MaxReads) costs 32 bytes of stack frame per "
-             "read for every GPU thread (README: How many reads a descriptor holds); for a long read-only "
-             "transaction use stm::snapshot_transaction (stm/snapshot_tx.hpp); -DSTM_ALLOW_LARGE_DESCRIPTOR "
-             "silences this")]]
-STM_HD inline void large_gpu_read_set() {}
+/// read_set_size<true>::note() is deprecated: naming it is the warning. (A
+/// class per answer, not `if constexpr`: nvcc warns of a deprecated call in a
+/// discarded branch too.)
+template <bool Large>
+struct read_set_size {
+  STM_HD static void note() {}
+};
+template <>
+struct read_set_size<true> {
+  [[deprecated("prstm: a descriptor of more than 1024 reads (tx_config's MaxReads) costs 32 bytes of stack frame "
+               "per read for every GPU thread (README: How many reads a descriptor holds); for a long read-only "
+               "transaction use stm::snapshot_transaction (stm/snapshot_tx.hpp); -DSTM_ALLOW_LARGE_DESCRIPTOR "
+               "silences this")]]
+  STM_HD static void note() {}
+};
 }  // namespace detail
 
 template <class CM = prstm, class Config = tx_config<>>
@@ -79,7 +89,7 @@ class transaction {
   /// require_thread_id's error, stm/lock_table.hpp).
   STM_HD transaction(lock_table_ref locks, std::uint32_t tid, CM cm = CM{}) : cm_(cm) {
 #if STM_ON_DEVICE && !defined(STM_ALLOW_LARGE_DESCRIPTOR)
-    if constexpr (Config::max_reads > detail::gpu_large_read_set) detail::large_gpu_read_set();
+    detail::read_set_size<(Config::max_reads > detail::gpu_large_read_set)>::note();
 #endif
     require_thread_id(tid);
     core_.table = locks;

@@ -16,18 +16,25 @@
 // a block-scope barrier in front of every fence of its commits
 // (results/FINDINGS.md, "backoff and gpustm per attempt").
 //
-// The rules and where each is caught (README, "Mistakes the library catches"):
+// The rules and where each is caught (README, "Helper functions, and the mistakes the forms catch"):
 //   composed-table  a container operation on a transaction of another lock
 //                   table: with STM_CHECKS a stop, else the operation returns
 //                   op_status::rejected and changes nothing (always checked);
 //   nested-form     a form started inside a running form on the same
-//                   descriptor: a compile error when it is written inside the
-//                   body, with STM_CHECKS a stop when a called function does it;
+//                   descriptor: a compile error when it is written inside a
+//                   body (of any descriptor: nested transactions are not
+//                   supported), with STM_CHECKS a stop when a function the
+//                   body called does it;
 //   thread-id       a descriptor's thread id at or above lock_word::max_threads:
 //                   the CPU throws usage_error; the GPU traps (with STM_CHECKS
 //                   after the message);
 //   left-form       a TX_FOR_THEN clause left by break, return or goto: with
-//                   STM_CHECKS a stop (a body cannot be left: compile error).
+//                   STM_CHECKS a stop (a body cannot be left: compile error);
+//   snapshot-clock  a snapshot_transaction on a table without the commit
+//                   clock: the CPU throws usage_error, the GPU traps.
+// The compile-time rules (a body left by break, continue, return or goto; a
+// form inside a body; a TX_ macro outside a body or closing another form)
+// are in stm/tx_macros.hpp.
 #pragma once
 
 #include "stm/platform.hpp"

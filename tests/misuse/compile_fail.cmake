@@ -1,7 +1,8 @@
 # tests/misuse/compile_fail.cmake - compile SOURCE with COMPILER and FLAGS
 # (a |-separated list); with EXPECT (a regular expression) the compile must
 # fail and its output match EXPECT; without, it must succeed (the control).
-#   cmake -DCOMPILER=... -DFLAGS="a|b" -DSOURCE=... [-DEXPECT=regex] -P compile_fail.cmake
+# WARNING=1: the compile must succeed and its output match EXPECT (a warning).
+#   cmake -DCOMPILER=... -DFLAGS="a|b" -DSOURCE=... [-DEXPECT=regex] [-DWARNING=1] -P compile_fail.cmake
 foreach(v COMPILER SOURCE)
   if(NOT ${v})
     message(FATAL_ERROR "compile_fail.cmake: pass -D${v}=...")
@@ -15,6 +16,16 @@ if(NOT DEFINED EXPECT OR EXPECT STREQUAL "")
     message(FATAL_ERROR "the control did not compile:\n${_out}")
   endif()
   message(STATUS "compiled, as it should")
+  return()
+endif()
+if(WARNING)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "did not compile (a warning was expected: ${EXPECT}):\n${_out}")
+  endif()
+  if(NOT _out MATCHES "${EXPECT}")
+    message(FATAL_ERROR "compiled without the warning (expected: ${EXPECT}):\n${_out}")
+  endif()
+  message(STATUS "warned: ${CMAKE_MATCH_0}")
   return()
 endif()
 if(_rc EQUAL 0)

@@ -14,6 +14,16 @@ int helper_reading_with_tx_read(Tx& tx) {
 #endif
 }
 
+#if defined(MISUSE_LARGE_READ_SET) && defined(__CUDACC__)
+// A descriptor of more than 1024 reads compiled for the GPU: a warning.
+__global__ void large_read_set(stm::lock_table_ref l, const int* p, long* out) {
+  stm::transaction<stm::prstm, stm::tx_config<2048, 4>> tx(l, threadIdx.x);
+  long s = 0;
+  TX_BEGIN(tx) { s = TX_READ(tx, &p[threadIdx.x]); } TX_END(tx);
+  out[threadIdx.x] = s;
+}
+#endif
+
 int misuse(stm::lock_table_ref l) {
   stm::transaction<> tx(l, 0);
   stm::transaction<> other(l, 1);
