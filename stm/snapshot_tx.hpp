@@ -181,7 +181,7 @@ class snapshot_transaction {
   abort_cause cause_ = abort_cause::validation;
   tx_counters counters_;
 #if STM_CHECKS
-  bool in_form_ = false;  // rule nested-form (stm/detail/tx_loop.hpp)
+  [[maybe_unused]] bool in_form_ = false;  // rule nested-form (stm/detail/tx_loop.hpp, a friend uses it)
 #endif
 };
 

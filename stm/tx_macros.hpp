@@ -128,15 +128,21 @@ inline constexpr bool is_body_of_v = false;
 template <form_kind K>
 inline constexpr bool is_body_of_v<in_body<K>, K> = true;
 
-/// The return type of a body's lambda. Only the macros make one (end()), so
-/// a `return` in a body (with or without a value) does not compile, and the
-/// error names the rule.
+/// The return type of a body's lambda. Only the macros make one, so a
+/// `return` in a body (with or without a value) does not compile, and the
+/// error names the rule. It says whether the body ran to its end (then the
+/// form commits) or left it at a conflict or a semantic abort (then the
+/// form skips the commit, as a jump past it would).
 class no_return_break_continue_or_goto_in_a_transaction_body {
  public:
-  STM_HD static no_return_break_continue_or_goto_in_a_transaction_body end() { return {}; }
+  STM_HD static no_return_break_continue_or_goto_in_a_transaction_body end() { return {key{}, true}; }
+  STM_HD static no_return_break_continue_or_goto_in_a_transaction_body left() { return {key{}, false}; }
+  STM_HD bool reached_end() const { return reached_end_; }
 
  private:
-  STM_HD no_return_break_continue_or_goto_in_a_transaction_body() {}
+  struct key {};  // no value of the user's converts to this type
+  STM_HD no_return_break_continue_or_goto_in_a_transaction_body(key, bool reached) : reached_end_(reached) {}
+  bool reached_end_;
 };
 
 }  // namespace stm::detail
@@ -148,13 +154,19 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
 
 // The pieces of the forms. A body is the lambda
 //   [&](in_body<K> stm_tx_body_marker_) -> no_return_..._body { { user } return ...::end(); }
-// called at once; always_inline keeps it the same code as a plain block.
+// called at once, and the form commits when it ran to its end:
+//   const bool stm_tx_reached_end_ = <lambda>(in_body<K>{}).reached_end();
+//   if (stm_tx_reached_end_) tx.commit();
+// always_inline keeps it the same code as a plain block with a jump past the
+// commit (the macros' form before the lambda).
 #define STM_DETAIL_BODY_(kind)                                                                              \
-  (void)[&]([[maybe_unused]] ::stm::detail::in_body<::stm::detail::form_kind::kind> stm_tx_body_marker_)    \
-      __attribute__((always_inline)) -> ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body {
+  const bool stm_tx_reached_end_ =                                                                          \
+      [&]([[maybe_unused]] ::stm::detail::in_body<::stm::detail::form_kind::kind> stm_tx_body_marker_)      \
+          __attribute__((always_inline)) -> ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body {
 #define STM_DETAIL_BODY_END_(kind)                                                                          \
-    STM_DETAIL_LEAVE_BODY_;                                                                                 \
-  }(::stm::detail::in_body<::stm::detail::form_kind::kind>{})
+    return ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body::end();                   \
+  }(::stm::detail::in_body<::stm::detail::form_kind::kind>{}).reached_end();                               \
+  if (stm_tx_reached_end_)
 #define STM_DETAIL_NOT_NESTED_                                                                              \
   static_assert(!::stm::detail::is_body_v<decltype(stm_tx_body_marker_)>,                                   \
                 "prstm rule nested-form: a transaction form (TX_FOR, TX_BEGIN, TX_ATTEMPT) inside a transaction " \
@@ -167,7 +179,7 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
                 "prstm: " #macro " is used outside a transaction body (in a helper function that takes the " \
                 "caller's transaction use TX_READ_IN / TX_WRITE_IN, stm/tx_macros.hpp)")
 /// Leave the body: the attempt ended (the form's end commits or retries it).
-#define STM_DETAIL_LEAVE_BODY_ return ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body::end()
+#define STM_DETAIL_LEAVE_BODY_ return ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body::left()
 
 // The forms' own variables take a name unique in the translation unit
 // (__COUNTER__, expanded once per form): a form in a TX_FOR_THEN clause does
@@ -187,7 +199,7 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
 #define TX_FOR_THEN(tx)                                                                                     \
       STM_DETAIL_CLOSES_(for_loop, "prstm: TX_FOR_THEN / TX_FOR_END must close a TX_FOR body (TX_FOR(tx, i, n) { ... } " \
                                    "TX_FOR_THEN(tx) { ... } already ends the loop: no TX_FOR_END after it)"); \
-      STM_DETAIL_BODY_END_(for_loop);                                                                       \
+      STM_DETAIL_BODY_END_(for_loop)                                                                    \
       (tx).commit();                                                                                        \
     } else                                                                                                  \
       STM_DETAIL_THEN_(STM_DETAIL_CAT_(stm_tx_then_, __COUNTER__))
@@ -214,7 +226,7 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
 #define TX_END(tx)                                                                                          \
     STM_DETAIL_CLOSES_(begin, "prstm: TX_END must close a TX_BEGIN body (a TX_FOR ends with TX_FOR_END or "  \
                               "TX_FOR_THEN, a TX_ATTEMPT with TX_ATTEMPT_END)");                            \
-    STM_DETAIL_BODY_END_(begin);                                                                            \
+    STM_DETAIL_BODY_END_(begin)                                                                         \
     (tx).commit();                                                                                          \
   }
 
@@ -228,7 +240,7 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
 
 #define TX_ATTEMPT_END(tx)                                                                                  \
     STM_DETAIL_CLOSES_(attempt, "prstm: TX_ATTEMPT_END must close a TX_ATTEMPT body");                      \
-    STM_DETAIL_BODY_END_(attempt);                                                                          \
+    STM_DETAIL_BODY_END_(attempt)                                                                       \
     (tx).commit();                                                                                          \
   }
 
