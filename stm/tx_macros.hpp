@@ -65,8 +65,10 @@
 //    `continue` outside a loop of the body, `return` and `goto` out of it do
 //    not compile (the lambda's return type, whose name says so, takes no
 //    value of the user's; TX_READ leaves by returning one of its own).
-//  - A form written inside a body does not compile (static_assert: rule
-//    nested-form); TX_READ, TX_WRITE, TX_SEMANTIC_ABORT, TX_CALL, TX_CHECK
+//  - A form written inside a body or a TX_FOR_THEN clause does not compile
+//    (static_assert: rule nested-form; a clause runs while the other lanes
+//    of the warp attempt their transactions, and a form's warp-wide steps
+//    would meet the loop's); TX_READ, TX_WRITE, TX_SEMANTIC_ABORT, TX_CALL, TX_CHECK
 //    outside a body do not compile (in a helper: TX_READ_IN, TX_WRITE_IN);
 //    an end macro that does not match its form does not compile (e.g.
 //    TX_FOR_END after TX_FOR_THEN's clause, which already ends the loop).
@@ -75,8 +77,8 @@
 //    a TX_FOR_THEN clause left by break, return or goto, stop the program
 //    with the rule's message (a then-clause is a plain block: the macros have
 //    no end to put a lambda's closing brace after it). Without STM_CHECKS a
-//    `break` there ends the clause, and the loop goes on. A then-clause runs
-//    between transactions: it may run forms, on any descriptor.
+//    `break` there ends the clause, and the loop goes on. (A function called
+//    from a clause that starts a form on another descriptor is not caught.)
 // Cost: none in a release build (the lambda is inlined; ptxas reports the
 // same registers and frame for the benchmark kernels). STM_CHECKS adds a flag
 // to the descriptor and a test per form, and a printf to the kernel.
@@ -127,6 +129,10 @@ template <class T, form_kind K>
 inline constexpr bool is_body_of_v = false;
 template <form_kind K>
 inline constexpr bool is_body_of_v<in_body<K>, K> = true;
+/// Inside a body or a TX_FOR_THEN clause (its then_once is named
+/// stm_tx_body_marker_): no form may start there.
+template <class T>
+inline constexpr bool in_form_v = is_body_v<T> || std::is_same_v<T, then_once>;
 
 /// The return type of a body's lambda. Only the macros make one, so a
 /// `return` in a body (with or without a value) does not compile, and the
@@ -168,10 +174,11 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
   }(::stm::detail::in_body<::stm::detail::form_kind::kind>{}).reached_end();                               \
   if (stm_tx_reached_end_)
 #define STM_DETAIL_NOT_NESTED_                                                                              \
-  static_assert(!::stm::detail::is_body_v<decltype(stm_tx_body_marker_)>,                                   \
+  static_assert(!::stm::detail::in_form_v<decltype(stm_tx_body_marker_)>,                                   \
                 "prstm rule nested-form: a transaction form (TX_FOR, TX_BEGIN, TX_ATTEMPT) inside a transaction " \
-                "body; nested transactions are not supported (call a helper on the same transaction: "      \
-                "TX_READ_IN, TX_CALL)")
+                "body or a TX_FOR_THEN clause; nested transactions are not supported (a helper works on the " \
+                "body's transaction: TX_READ_IN, TX_CALL), and a clause runs beside the warp's other lanes' " \
+                "attempts, whose warp-wide steps a form's would meet (start it after the TX_FOR)")
 #define STM_DETAIL_CLOSES_(kind, msg) \
   static_assert(::stm::detail::is_body_of_v<decltype(stm_tx_body_marker_), ::stm::detail::form_kind::kind>, msg)
 #define STM_DETAIL_IN_BODY_(macro)                                                                          \
@@ -182,8 +189,8 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
 #define STM_DETAIL_LEAVE_BODY_ return ::stm::detail::no_return_break_continue_or_goto_in_a_transaction_body::left()
 
 // The forms' own variables take a name unique in the translation unit
-// (__COUNTER__, expanded once per form): a form in a TX_FOR_THEN clause does
-// not shadow its loop's (-Wshadow).
+// (__COUNTER__, expanded once per form): forms that follow one another in one
+// scope never shadow each other's (-Wshadow).
 #define STM_DETAIL_CAT2_(a, b) a##b
 #define STM_DETAIL_CAT_(a, b) STM_DETAIL_CAT2_(a, b)
 
@@ -202,8 +209,7 @@ class no_return_break_continue_or_goto_in_a_transaction_body {
       STM_DETAIL_BODY_END_(for_loop)                                                                    \
       (tx).commit();                                                                                        \
     } else                                                                                                  \
-      STM_DETAIL_THEN_(STM_DETAIL_CAT_(stm_tx_then_, __COUNTER__))
-#define STM_DETAIL_THEN_(then) for (::stm::detail::then_once then(__FILE__, __LINE__); then.next();)
+      for (::stm::detail::then_once stm_tx_body_marker_(__FILE__, __LINE__); stm_tx_body_marker_.next();)
 
 #define TX_FOR_END(tx) TX_FOR_THEN(tx) (void)0
 

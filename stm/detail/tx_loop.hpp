@@ -96,9 +96,6 @@ class form_guard {
     form_access::in_form(tx) = true;
   }
   STM_HD ~form_guard() { form_access::in_form(tx_) = false; }
-  /// Whether the form's transaction runs: not during a TX_FOR_THEN clause,
-  /// where the descriptor is free for a form of its own.
-  STM_HD void running(bool r) { form_access::in_form(tx_) = r; }
   form_guard(const form_guard&) = delete;
   form_guard& operator=(const form_guard&) = delete;
 
@@ -106,12 +103,12 @@ class form_guard {
   Tx& tx_;
 #else
   STM_HD form_guard(Tx&, const char*, int) {}
-  STM_HD void running(bool) {}
 #endif
 };
 
-/// The then-clause of TX_FOR_THEN runs as `for (then_once g; g.next();) {...}`:
-/// next() is true once. A clause that ends (or `continue`s) calls it again;
+/// The then-clause of TX_FOR_THEN runs as `for (then_once g; g.next();) {...}`
+/// (g is named stm_tx_body_marker_: a form written in the clause does not
+/// compile, stm/tx_macros.hpp); next() is true once. A clause that ends (or `continue`s) calls it again;
 /// one left by break, return or goto does not, which the destructor reports
 /// with STM_CHECKS (rule left-form: on the GPU the other lanes of the warp
 /// would wait for the leaver at the loop's next ballot). Without STM_CHECKS a
@@ -153,7 +150,6 @@ class tx_loop {
   STM_HD bool next() {
     if (reporting_) {  // the then-clause ran: on to the next transaction
       reporting_ = false;
-      guard_.running(true);
       advance();
     } else if (ran_) {
       ran_ = false;
@@ -161,7 +157,6 @@ class tx_loop {
         pause_.start(tx_.pause_ns());
       } else if (Report) {
         reporting_ = true;  // a pass of its own for the then-clause
-        guard_.running(false);
         return true;
       } else {
         advance();

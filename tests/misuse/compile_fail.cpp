@@ -43,6 +43,10 @@ out:
   TX_BEGIN(tx) { TX_BEGIN(other) { TX_WRITE(other, &data[0], 1); } TX_END(other); } TX_END(tx);
 #elif defined(MISUSE_NESTED_SAME)
   TX_FOR(tx, i, 2) { TX_ATTEMPT(tx) { TX_WRITE(tx, &data[i], 1); } TX_ATTEMPT_END(tx); } TX_FOR_END(tx);
+#elif defined(MISUSE_FORM_IN_THEN)
+  TX_FOR(tx, i, 2) { TX_WRITE(tx, &data[i], 1); } TX_FOR_THEN(tx) {
+    TX_BEGIN(other) { TX_WRITE(other, &data[3], 1); } TX_END(other);
+  }
 #elif defined(MISUSE_READ_OUTSIDE)
   seen = TX_READ(tx, &data[0]);
 #elif defined(MISUSE_THEN_THEN_END)
