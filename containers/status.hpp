@@ -50,7 +50,9 @@ enum class op_status : std::uint32_t {
               ///< TX_END retries it, and TX_SEMANTIC_ABORT on an aborted transaction changes nothing)
   busy,       ///< a non-waiting ticket-queue call: another caller holds the slot it needs; try again
   closed,     ///< the ticket queue was closed: this and every later call fails
-  rejected,   ///< push of a value the (scan) stack reserves
+  rejected,   ///< push of a value the (scan) stack reserves; or an operation on a caller's transaction of
+              ///< another lock table than the container's (rule composed-table: nothing read or written; with
+              ///< STM_CHECKS, as in debug builds, the program stops instead, stm/detail/check.hpp)
 };
 
 inline constexpr std::uint32_t num_op_statuses = 10;

@@ -3,7 +3,7 @@
 //
 //   using cfg = stm::tx_config<16, 8, true, /*Record=*/true>;
 //   stm::history hist(backend::gpu, locks, commits, ops);       // host
-//   ... in the kernel:
+//   ... in the kernel:                                        // stm/stm.hpp
 //   stm::transaction<stm::prstm, cfg> tx(locks_ref, tid);
 //   tx.record_into(hist_ref);                                  // before the first TX_BEGIN
 //   ...

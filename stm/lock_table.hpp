@@ -41,6 +41,8 @@
 
 #include "stm/backend.hpp"
 #include "stm/buffer.hpp"
+#include "stm/detail/check.hpp"
+#include "stm/error.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
 
@@ -223,21 +225,28 @@ inline void require_priorities(std::uint64_t threads) {
 }
 
 /// A transaction's logical thread id is its priority, so it must be below
-/// lock_word::max_threads (stm::transaction checks it when it gets one). On
-/// the host (the CPU backend) a larger id throws usage_error, which the
-/// launch rethrows; on the GPU the kernel traps and the launch fails
+/// lock_word::max_threads (rule thread-id; stm::transaction checks it when it
+/// gets one). On the host (the CPU backend) a larger id throws usage_error,
+/// which the launch rethrows; on the GPU the kernel traps and the launch fails
 /// (STM_CUDA_CHECK_LAUNCH; the workloads refuse such a launch beforehand, on
-/// the host, with require_priorities). The device side prints nothing: a printf
-/// calls a function outside the kernel, and one such call anywhere in a
+/// the host, with require_priorities). With STM_CHECKS (debug builds) the
+/// device prints the rule and the place first; without, it prints nothing: a
+/// printf calls a function outside the kernel, and one such call anywhere in a
 /// kernel puts a block-scope barrier in front of every fence of its commits
 /// (docs/design-decisions.md#no-device-printf).
 STM_HD inline void require_thread_id(std::uint32_t tid) {
   if (tid < lock_word::max_threads) return;
 #if STM_ON_DEVICE
-  __trap();
+#if STM_CHECKS
+  detail::check_failed("thread-id", "a transaction's thread id must be below lock_word::max_threads (524288)",
+                       __FILE__, __LINE__);
 #else
-  throw usage_error("transaction thread id " + std::to_string(tid) + " is not below lock_word::max_threads (" +
-                    std::to_string(lock_word::max_threads) + "): PR-STM priorities are 19 bits");
+  __trap();
+#endif
+#else
+  throw usage_error("rule thread-id broken: transaction thread id " + std::to_string(tid) +
+                    " is not below lock_word::max_threads (" + std::to_string(lock_word::max_threads) +
+                    "): PR-STM priorities are 19 bits");
 #endif
 }
 }  // namespace stm

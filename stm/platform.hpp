@@ -17,6 +17,15 @@
 #if defined(__CUDACC__) && !defined(STM_WITH_CUDA)
 #error "prstm: compiling with nvcc needs -DSTM_WITH_CUDA=1 (link the CMake target stm::stm, which sets it, or add -DSTM_WITH_CUDA=1 to the nvcc command line)"
 #endif
+// nvcc hands a .cpp file to the host compiler as plain C++ (__NVCC__ without
+// __CUDACC__): its kernels and STM_HD code would not be built for the GPU. A
+// host-only file of a GPU program (it allocates, launches nothing itself)
+// says so with STM_HOST_ONLY_FILE.
+#if defined(__NVCC__) && !defined(__CUDACC__) && defined(STM_WITH_CUDA) && !defined(STM_HOST_ONLY_FILE)
+#if STM_WITH_CUDA
+#error "prstm: nvcc is compiling this file as host C++ (a .cpp file) with STM_WITH_CUDA=1: nothing in it is built for the GPU. Name it .cu or pass -x cu (for a host-only file of a GPU program, define STM_HOST_ONLY_FILE)"
+#endif
+#endif
 
 #include <cstdint>
 #include <cuda/atomic>

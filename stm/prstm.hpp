@@ -352,4 +352,11 @@ struct prstm : prstm_ranked<tid_rank> {
 };
 static_assert(sizeof(prstm) == sizeof(manager_base), "the paper's rule adds no state to the descriptor");
 
+namespace cm {
+/// Its name among the managers (namespace stm::cm, cmp/registry.hpp), declared
+/// here, with the type, so that stm/stm.hpp offers the README's default
+/// manager under both names (the core does not include cmp/).
+using prstm = stm::prstm;
+}  // namespace cm
+
 }  // namespace stm

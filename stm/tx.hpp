@@ -43,6 +43,7 @@
 #include <utility>
 
 #include "stm/backoff.hpp"
+#include "stm/detail/check.hpp"
 #include "stm/detail/manager_traits.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/lock_table.hpp"
@@ -51,6 +52,32 @@
 #include "stm/tx_config.hpp"
 
 namespace stm {
+
+namespace detail {
+struct form_access;  // stm/detail/tx_loop.hpp: the forms' bookkeeping (STM_CHECKS)
+
+/// Above this many reads (tx_config's MaxReads) a descriptor compiled for the
+/// GPU gets a compile-time warning: its read set is a stack frame of 32 bytes
+/// per read for every thread (ptxas: 33 KB at 1024 reads, 320 KB at 10,000),
+/// which the driver reserves for every thread the GPU can hold resident
+/// (README, "How many reads a descriptor holds").
+inline constexpr std::uint32_t gpu_large_read_set = 1024;
+/// read_set_size<true>::note() is deprecated: naming it is the warning. (A
+/// class per answer, not `if constexpr`: nvcc warns of a deprecated call in a
+/// discarded branch too.)
+template <bool Large>
+struct read_set_size {
+  STM_HD static void note() {}
+};
+template <>
+struct read_set_size<true> {
+  [[deprecated("prstm: a descriptor of more than 1024 reads (tx_config's MaxReads) costs 32 bytes of stack frame "
+               "per read for every GPU thread (README: How many reads a descriptor holds); for a long read-only "
+               "transaction use stm::snapshot_transaction (stm/snapshot_tx.hpp); -DSTM_ALLOW_LARGE_DESCRIPTOR "
+               "silences this")]]
+  STM_HD static void note() {}
+};
+}  // namespace detail
 
 template <class CM = prstm, class Config = tx_config<>>
 class transaction {
@@ -61,6 +88,9 @@ class transaction {
   /// tid: the logical thread id, below lock_word::max_threads (else
   /// require_thread_id's error, stm/lock_table.hpp).
   STM_HD transaction(lock_table_ref locks, std::uint32_t tid, CM cm = CM{}) : cm_(cm) {
+#if STM_ON_DEVICE && !defined(STM_ALLOW_LARGE_DESCRIPTOR)
+    detail::read_set_size<(Config::max_reads > detail::gpu_large_read_set)>::note();
+#endif
     require_thread_id(tid);
     core_.table = locks;
     core_.tid = tid;
@@ -178,6 +208,9 @@ class transaction {
     core_.tid = tid;
   }
   STM_HD const tx_counters& counters() const { return core_.counters; }
+  /// The lock table this descriptor runs on. A container operation on this
+  /// transaction compares it with the container's (rule composed-table).
+  STM_HD lock_table_ref locks() const { return core_.table; }
   /// tx_config's Record = true: log this descriptor's attempts into `h`
   /// (stm/history.hpp). Only between transactions.
   STM_HD void record_into(const history_ref& h) {
@@ -201,8 +234,17 @@ class transaction {
     detail::on_attempt(cm_, core_.tid, core_.attempt);
   }
 
+  friend struct detail::form_access;
+
   CM cm_;
   detail::tx_core<Config> core_;
+#if STM_CHECKS
+  bool in_form_ = false;  // a form (TX_FOR, TX_BEGIN, TX_ATTEMPT) runs on this descriptor (rule nested-form)
+#endif
 };
 
 }  // namespace stm
+
+// The forms its usage comment shows (stm/tx_macros.hpp includes this header
+// first, so the class is complete when the macros' helpers are declared).
+#include "stm/tx_macros.hpp"

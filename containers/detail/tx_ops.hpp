@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "containers/status.hpp"
+#include "stm/detail/check.hpp"
 #include "stm/error.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
@@ -31,6 +33,35 @@ inline constexpr bool composes = Tx::config::opaque;
   static_assert(::stm::containers::detail::composes<Tx>,                                                  \
                 "a container operation on a caller's transaction needs an opaque descriptor (tx_config's " \
                 "Opaque = true, the default)")
+
+/// Rule composed-table: a container operation on a caller's transaction runs
+/// only on a transaction of the container's own lock table (one table for
+/// everything composed). On another table its reads and writes would be
+/// covered by locks that the container's one-shot operations never look at:
+/// updates are lost silently. The test is one pointer compare, in every build:
+/// true when the tables match; otherwise, with STM_CHECKS, the program stops
+/// naming the rule and the operation's place; without, false (the operation
+/// then returns op_status::rejected, reading and writing nothing).
+template <class Tx>
+STM_HD inline bool same_table(const Tx& tx, const lock_table_ref& mine, [[maybe_unused]] const char* file,
+                              [[maybe_unused]] int line) {
+  if (tx.locks().words == mine.words) return true;
+#if STM_CHECKS
+  ::stm::detail::check_failed("composed-table",
+                              "a container operation on a transaction of another lock table (build the containers "
+                              "used together on one shared lock_table and the transaction on r.locks())",
+                              file, line);
+#else
+  return false;
+#endif
+}
+/// First statement of every operation on a caller's transaction `tx` (in a
+/// container handle with locks()): the checks of the descriptor's type and of
+/// its table (returns op_status::rejected on another table).
+#define STM_COMPOSED_OP(Tx, tx)                                                      \
+  STM_REQUIRE_OPAQUE(Tx);                                                            \
+  if (!::stm::containers::detail::same_table((tx), locks(), __FILE__, __LINE__))     \
+  return ::stm::op_status::rejected
 
 /// The lock table of a transactional container: one it owns, or the caller's
 /// (then several containers, and the caller's own words, are covered by one

@@ -106,21 +106,21 @@ class tx_set_ref {
   /// full, capacity, or aborted. Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     return update_in(tx, key, true, slot);
   }
   /// On the caller's open transaction: ok, not_found, capacity, or aborted.
   /// Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     return update_in(tx, key, false, slot);
   }
   /// On the caller's open transaction: ok (present), not_found, capacity, or
   /// aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status contains(Tx& tx, std::uint32_t key) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     containers::detail::observed o;
     const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
     if (st != op_status::ok) return st;

@@ -3,7 +3,7 @@
 //
 //   stm::queue::ticket_queue<std::uint64_t> q(stm::backend::gpu, 1 << 20);   // host owner
 //   auto r = q.ref();                                                       // pass by value
-//   Exec::run(n, [=] STM_HD(std::uint32_t tid) {
+//   Exec::run(n, [=] STM_HD(std::uint32_t tid) {  // Exec: stm/launch.hpp
 //     r.enqueue(tid, tid);                     // blocking: waits for room (first argument: the thread id)
 //     std::uint64_t v;
 //     if (r.dequeue(tid, v) == stm::op_status::closed) return;

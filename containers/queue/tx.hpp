@@ -53,6 +53,7 @@
 #include "stm/error.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/tx.hpp"
+#include "stm/tx_macros.hpp"  // the usage comment's TX_BEGIN, TX_READ, ...
 
 namespace stm::queue {
 
@@ -80,7 +81,7 @@ class tx_queue_ref {
   /// conflict; leave the body, TX_END retries it).
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status enqueue(Tx& tx, const T& v) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     const std::uint64_t h = tx.read(&storage_[detail::txq_head_at]);
     const std::uint64_t t = tx.read(&storage_[detail::txq_tail_at]);
     if (!tx.active()) return op_status::aborted;
@@ -93,7 +94,7 @@ class tx_queue_ref {
   /// Inside the caller's open transaction: ok (out set), empty, or aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status dequeue(Tx& tx, T& out) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     const std::uint64_t h = tx.read(&storage_[detail::txq_head_at]);
     const std::uint64_t t = tx.read(&storage_[detail::txq_tail_at]);
     if (!tx.active()) return op_status::aborted;

@@ -7,7 +7,7 @@
 //
 //   stm::stack::treiber<int> s(stm::backend::gpu, 1 << 20);   // pool of 2^20 nodes
 //   auto r = s.ref();                                         // pass by value
-//   ... in a kernel: stm::stack::op_status st = r.push(tid, 42);
+//   ... in a kernel: stm::op_status st = r.push(tid, 42);
 //                    int v; if (r.pop(tid, v) == op_status::ok) ...
 //
 // Guarantees

@@ -37,7 +37,10 @@
 // `shared` lock_table and build the transaction on r.locks(). A transaction
 // spans one table only: a container with a table of its own cannot join a
 // transaction on another, because its one-shot operations would not see the
-// composed ones' locks. Any address maps to a lock of a table
+// composed ones' locks: an operation on a
+// transaction of another table returns op_status::rejected and changes
+// nothing (with STM_CHECKS, as in debug builds, the program stops: rule
+// composed-table, stm/detail/check.hpp). Any address maps to a lock of a table
 // (stm/lock_table.hpp), so the caller's words need no table of their own, but
 // while such transactions run every access to those words goes through
 // transactions on that same table. The caller's descriptor must have room for
@@ -102,7 +105,7 @@ class tx_stack_ref {
   /// aborted (tx aborted; leave the body).
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status push(Tx& tx, const T& value) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     const word t = tx.read(top());
     if (!tx.active()) return op_status::aborted;
     if (t >= capacity_) return op_status::full;
@@ -113,7 +116,7 @@ class tx_stack_ref {
   /// Inside the caller's open transaction: ok (out set), empty, or aborted.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status pop(Tx& tx, T& out) const {
-    STM_REQUIRE_OPAQUE(Tx);
+    STM_COMPOSED_OP(Tx, tx);
     const word t = tx.read(top());
     if (!tx.active()) return op_status::aborted;
     if (t == 0) return op_status::empty;

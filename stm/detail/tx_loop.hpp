@@ -25,7 +25,10 @@
 // The body and the then-clause run between those calls, some lanes in them
 // and some not, so they must not use warp-collective operations across lanes,
 // and must not leave the loop (break, return, goto): the other lanes would
-// wait for the leaver at the next ballot.
+// wait for the leaver at the next ballot. The body cannot (it is a lambda:
+// stm/tx_macros.hpp); a then-clause left early stops the program with
+// STM_CHECKS (then_once, rule left-form), as does a second form started on
+// the descriptor while this one runs (form_guard, rule nested-form).
 //
 // Warp-serial escalation (STM_TX_WARP_SERIAL = N > 0, default 8): a lane
 // whose transaction has aborted N times in a row takes the warp's token for
@@ -43,7 +46,11 @@
 #pragma once
 
 #include <cstdint>
+#if STM_CHECKS && !STM_ON_DEVICE
+#include <exception>  // std::uncaught_exceptions: no check while an exception unwinds a form
+#endif
 
+#include "stm/detail/check.hpp"
 #include "stm/detail/lane_pause.hpp"
 #include "stm/platform.hpp"
 
@@ -53,10 +60,91 @@
 
 namespace stm::detail {
 
+/// True while an exception unwinds the stack (host): a form's destructor then
+/// checks nothing (the exception is the error to report, not the early exit).
+STM_HD inline bool unwinding() {
+#if STM_CHECKS && !STM_ON_DEVICE
+  return std::uncaught_exceptions() != 0;
+#else
+  return false;
+#endif
+}
+
+/// The descriptor's flag "a form runs on it" (stm::transaction, STM_CHECKS).
+struct form_access {
+#if STM_CHECKS
+  template <class Tx>
+  STM_HD static bool& in_form(Tx& tx) { return tx.in_form_; }
+#endif
+};
+
+/// Held by a form (TX_FOR, TX_BEGIN, TX_ATTEMPT) while it runs on descriptor
+/// tx, opened at file:line. With STM_CHECKS: a second form on the same
+/// descriptor meanwhile stops the program (rule nested-form: it would restart
+/// the running transaction, whose reads and writes are lost, and its end would
+/// commit or retry the outer one's attempt). Without: empty, no code.
+template <class Tx>
+class form_guard {
+ public:
+#if STM_CHECKS
+  STM_HD form_guard(Tx& tx, const char* file, int line) : tx_(tx) {
+    if (form_access::in_form(tx))
+      check_failed("nested-form",
+                   "a transaction form (TX_FOR, TX_BEGIN, TX_ATTEMPT) started on a descriptor whose own form is "
+                   "still running (a called function must use the caller's transaction: TX_READ_IN, TX_CALL)",
+                   file, line);
+    form_access::in_form(tx) = true;
+  }
+  STM_HD ~form_guard() { form_access::in_form(tx_) = false; }
+  form_guard(const form_guard&) = delete;
+  form_guard& operator=(const form_guard&) = delete;
+
+ private:
+  Tx& tx_;
+#else
+  STM_HD form_guard(Tx&, const char*, int) {}
+#endif
+};
+
+/// The then-clause of TX_FOR_THEN runs as `for (then_once g; g.next();) {...}`
+/// (g is named stm_tx_body_marker_: a form written in the clause does not
+/// compile, stm/tx_macros.hpp); next() is true once. A clause that ends (or `continue`s) calls it again;
+/// one left by break, return or goto does not, which the destructor reports
+/// with STM_CHECKS (rule left-form: on the GPU the other lanes of the warp
+/// would wait for the leaver at the loop's next ballot). Without STM_CHECKS a
+/// `break` ends the clause only: the loop goes on with the next transaction.
+class then_once {
+ public:
+#if STM_CHECKS
+  STM_HD then_once(const char* file, int line) : file_(file), line_(line) {}
+  STM_HD ~then_once() {
+    if (passes_ == 1 && !unwinding())
+      check_failed("left-form",
+                   "a TX_FOR_THEN clause must not be left by break, return or goto (the TX_FOR runs every "
+                   "transaction; `continue` ends the clause)",
+                   file_, line_);
+  }
+  then_once(const then_once&) = delete;
+  then_once& operator=(const then_once&) = delete;
+#else
+  STM_HD then_once(const char*, int) {}
+#endif
+  STM_HD bool next() { return passes_++ == 0; }
+
+ private:
+#if STM_CHECKS
+  const char* file_;
+  int line_;
+#endif
+  std::uint32_t passes_ = 0;
+};
+
 template <class Tx, bool Report>
 class tx_loop {
  public:
-  STM_HD tx_loop(Tx& tx, std::uint32_t n) : tx_(tx), n_(n), live_(platform::active_mask()) {}
+  /// file, line: where the form is (for the checks' messages).
+  STM_HD tx_loop(Tx& tx, std::uint32_t n, const char* file, int line)
+      : tx_(tx), n_(n), live_(platform::active_mask()), guard_(tx, file, line) {}
 
   /// The next pass: false when this lane has run all its transactions.
   STM_HD bool next() {
@@ -124,9 +212,32 @@ class tx_loop {
   std::uint32_t i_ = 0;
   std::uint32_t live_;
   lane_pause pause_;
+  form_guard<Tx> guard_;  // nested-form (STM_CHECKS)
   bool ran_ = false;        // next() handed out an attempt: its outcome is in tx_
   bool reporting_ = false;  // this pass is the then-clause of transaction i_
   bool fresh_ = true;       // transaction i_ has not started yet
+};
+
+/// TX_BEGIN/TX_END with STM_TX_END_SCHEDULE=0: each attempt right after the
+/// last one's pause (transaction::retry), in place.
+template <class Tx>
+class retry_loop {
+ public:
+  STM_HD retry_loop(Tx& tx, const char* file, int line) : tx_(tx), guard_(tx, file, line) {}
+  /// The next attempt: false once the transaction has its outcome.
+  STM_HD bool next() {
+    if (first_) {
+      first_ = false;
+      tx_.begin();
+      return true;
+    }
+    return tx_.retry();
+  }
+
+ private:
+  Tx& tx_;
+  form_guard<Tx> guard_;
+  bool first_ = true;
 };
 
 }  // namespace stm::detail
