@@ -19,17 +19,21 @@
 # package adds none, and says at configure time which ones the GPU code gets.
 include_guard(GLOBAL)
 
-# Report the CUDA architectures the consumer's GPU code is built for.
+# Report the CUDA architectures the consumer's GPU code is built for. CMake
+# fills CMAKE_CUDA_ARCHITECTURES with nvcc's default (sm_52, sm_75, ...: an
+# H100/H200 then runs JIT-compiled PTX of an old architecture) when the
+# project did not set it; that cache entry carries the help string "CUDA
+# architectures" (the same as with the CUDAARCHS environment variable).
 function(_prstm_report_cuda_architectures)
+  get_property(_help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "")
-    message(WARNING "prstm: CMAKE_CUDA_ARCHITECTURES is not set, so CMake builds GPU code for nvcc's default "
-                    "architecture; set it before enabling CUDA (90 for an H100/H200, or 'native')")
-  elseif(DEFINED CMAKE_CUDA_ARCHITECTURES_DEFAULT
-         AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "${CMAKE_CUDA_ARCHITECTURES_DEFAULT}")
-    message(WARNING "prstm: GPU code is built for CUDA architecture ${CMAKE_CUDA_ARCHITECTURES}, nvcc's default, "
-                    "because CMAKE_CUDA_ARCHITECTURES was not set: it runs on newer GPUs only through JIT "
-                    "compilation. Configure with -DCMAKE_CUDA_ARCHITECTURES=90 for an H100/H200 "
-                    "(or 'native' for the GPUs of this machine)")
+    message(WARNING "prstm: CMAKE_CUDA_ARCHITECTURES is not set, so GPU code is built for nvcc's default "
+                    "architecture: set it (90 for an H100/H200, or 'native' for this machine's GPUs)")
+  elseif("${_help}" STREQUAL "CUDA architectures" AND "$ENV{CUDAARCHS}" STREQUAL ""
+         AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}")
+    message(WARNING "prstm: GPU code is built for CUDA architecture ${CMAKE_CUDA_ARCHITECTURES}, the default "
+                    "CMake took from nvcc because the project did not set CMAKE_CUDA_ARCHITECTURES. Configure "
+                    "with -DCMAKE_CUDA_ARCHITECTURES=90 for an H100/H200 (or 'native' for this machine's GPUs)")
   else()
     message(STATUS "prstm: GPU code for CUDA architectures ${CMAKE_CUDA_ARCHITECTURES} (CMAKE_CUDA_ARCHITECTURES)")
   endif()
