@@ -35,13 +35,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$main" = 1 ]; then
   phase "build (GPU backend when nvcc is present)"
   # Without a GPU the GPU programs cannot run, so their device code is compiled
-  # to PTX only (CMAKE_CUDA_ARCHITECTURES=90-virtual): nvcc's front end still
-  # checks every CUDA translation unit and every program links, but ptxas, half
-  # of nvcc's time on these files, does not run. With a GPU: sm_90 code.
+  # to PTX only (CMAKE_CUDA_ARCHITECTURES=90-virtual) and unoptimized, the GPU
+  # test programs' host code too, each GPU test program one translation unit
+  # (PRSTM_GPU_COMPILE_ONLY): nvcc's front end still checks every CUDA
+  # translation unit and every program links, but ptxas and the optimizers,
+  # most of nvcc's time on these files, do not run. With a GPU: sm_90 code.
   # tools/gpu_check.sh always builds sm_90 code (build-gpu).
-  arch=90
-  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || arch=90-virtual
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch"
+  arch=90; compile_only=OFF
+  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || { arch=90-virtual; compile_only=ON; }
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DPRSTM_GPU_COMPILE_ONLY="$compile_only"
   cmake --build build -j "$jobs"
   if [ "$tests" = 1 ]; then
     phase "tests"
