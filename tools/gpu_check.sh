@@ -160,7 +160,7 @@ export BENCH
 # run one after the other on the GPU; each exits non-zero when its check fails.
 if [ "$EXAMPLES" = 1 ]; then
   t1=$(date +%s); ex="$(mktemp -d)"; failed_ex=""
-  if cmake -S . -B "$ex/package" -G Ninja -DPRSTM_BUILD_TOOLS=OFF -DPRSTM_BUILD_TESTS=OFF >/dev/null &&
+  if cmake -S . -B "$ex/package" -G Ninja -DPRSTM_BUILD_TOOLS=OFF -DPRSTM_BUILD_TESTS=OFF -DPRSTM_ENABLE_CUDA=OFF >/dev/null &&
      cmake --install "$ex/package" --prefix "$ex/prefix" >/dev/null; then
     for dir in examples/*/; do
       name="$(basename "$dir")"
