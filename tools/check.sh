@@ -65,10 +65,12 @@ if [ "$main" = 1 ]; then
     "$ex/$name/$name"
   done
   # A CUDA consumer: the first example compiled as CUDA for the architecture it
-  # asks for (PTX only without a GPU: it then runs on the CPU backend).
+  # asks for (PTX only and unoptimized without a GPU: it then runs on the CPU
+  # backend; tools/gpu_check.sh runs every example on the GPU).
   if command -v nvcc >/dev/null 2>&1; then
+    cuda_flags=""; [ "$compile_only" = ON ] && cuda_flags="-Xcicc=-O0"
     cmake -S examples/first_kernel -B "$ex/first_kernel_cuda" -G Ninja -DCMAKE_PREFIX_PATH="$ex/prefix" -DWITH_CUDA=ON \
-      -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_BUILD_TYPE=Release >/dev/null
+      -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="$cuda_flags" >/dev/null
     cmake --build "$ex/first_kernel_cuda" -j "$jobs" -- -v | grep -o -- '--generate-code=[^ ]*' | sort -u
     "$ex/first_kernel_cuda/first_kernel"
   fi
