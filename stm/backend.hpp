@@ -44,7 +44,7 @@ inline backend parse_backend(const std::string& name) {
     throw usage_error("the GPU backend was asked for, but no CUDA device is available on this machine");
 #else
     throw usage_error("the GPU backend was asked for, but this build has none (it needs nvcc and "
-                      "STM_WITH_CUDA=1; with CMake, configure where nvcc is found or with STM_ENABLE_CUDA=ON)");
+                      "STM_WITH_CUDA=1; with CMake, configure where nvcc is found or with PRSTM_ENABLE_CUDA=ON)");
 #endif
   }
   throw usage_error("unknown backend '" + name + "' (known: cpu, gpu, auto)");

@@ -5,7 +5,10 @@
 #                            [--sanitizer-limit=SECONDS] [--sanitizer-jobs=N]
 #                            [--perturb] [--perturb-rate=R] [--perturb-seed=S] [--lin-histories=N]
 #                            [--lin-batch=N] [--perturb-only=A,B] [--tests=A,B] [--test-jobs=N]
-#                            [--sanitizer-only] [--sanitizer-shards=N]
+#                            [--sanitizer-only] [--sanitizer-shards=N] [--no-examples]
+#   --no-examples     do not build and run examples/ (by default, unless --no-tests or
+#                     --sanitizer-only: the package installed into a temporary prefix, each
+#                     example built with find_package and -DWITH_CUDA=ON for sm_90, and run)
 #   --cpu-tests       run the CPU test programs too (by default only the *_gpu programs run here:
 #                     the CPU ones are what CI runs on every machine)
 #   --only=A,B        only the suites whose name contains A or B
@@ -31,7 +34,7 @@
 #   --test-limit=S    cut a test program after S seconds (default 300; raise it with --lin-histories)
 #   --prebuilt=DIR    use stm_bench and the test programs already built into DIR (DIR/stm_bench,
 #                     DIR/tests/*): falls back to building here when they do not run on this machine
-#   --perturb         also build the schedule-perturbation programs (-DSTM_PERTURB=ON: the
+#   --perturb         also build the schedule-perturbation programs (-DPRSTM_PERTURB=ON: the
 #                     linearizability, container, bank, STM core, history and compose tests, in
 #                     build-gpu-perturb) and run them with STM_PERTURB_RATE (--perturb-rate, default
 #                     0.05) and STM_PERTURB_SEED (--perturb-seed, default 1); with --no-tests and
@@ -66,7 +69,7 @@ shift
 QUICK=0; CPU_TESTS=0; BENCHMARKS=1; SANITIZE=1; TESTS=1; ONLY=""; SKIP=""; SANITIZE_ONLY=""; DEADLINE=100000; PREBUILT=""; SUITE_LIMIT=300
 TOOLS="memcheck,racecheck,synccheck,initcheck"; SANITIZER_LIMIT=600; SANITIZER_JOBS=4; TEST_LIMIT=300
 PERTURB=0; PERTURB_RATE=0.05; PERTURB_SEED=1; LIN_HISTORIES=""; LIN_BATCH=""; PERTURB_ONLY=""
-TESTS_ONLY=""; TEST_JOBS=2; SANITIZER_ONLY=0; SANITIZER_SHARDS=1
+TESTS_ONLY=""; TEST_JOBS=2; SANITIZER_ONLY=0; SANITIZER_SHARDS=1; EXAMPLES=1
 for a in "$@"; do
   case "$a" in
     --tools=*) TOOLS="${a#--tools=}" ;;
@@ -84,10 +87,11 @@ for a in "$@"; do
     --quick) QUICK=1 ;;
     --no-bench) BENCHMARKS=0 ;;
     --no-sanitizer) SANITIZE=0 ;;
-    --sanitizer-only) SANITIZER_ONLY=1 ;;
+    --sanitizer-only) SANITIZER_ONLY=1; EXAMPLES=0 ;;
     --sanitizer-shards=*) SANITIZER_SHARDS="${a#--sanitizer-shards=}" ;;
     --cpu-tests) CPU_TESTS=1 ;;
-    --no-tests) TESTS=0; SANITIZE=0 ;;
+    --no-examples) EXAMPLES=0 ;;
+    --no-tests) TESTS=0; SANITIZE=0; EXAMPLES=0 ;;
     --only=*) ONLY="${a#--only=}" ;;
     --sanitize=*) SANITIZE_ONLY="${a#--sanitize=}" ;;
     --deadline=*) DEADLINE="${a#--deadline=}" ;;
@@ -149,6 +153,35 @@ else
 fi
 BENCH="${BIN:-$PWD/build-gpu}/stm_bench"
 export BENCH
+
+# The examples as a user builds them: the package installed into a temporary
+# prefix (headers only: nothing to compile), each example of examples/ its own
+# project that finds it, compiled as CUDA for sm_90 (five builds at once), then
+# run one after the other on the GPU; each exits non-zero when its check fails.
+if [ "$EXAMPLES" = 1 ]; then
+  t1=$(date +%s); ex="$(mktemp -d)"; failed_ex=""
+  if cmake -S . -B "$ex/package" -G Ninja -DPRSTM_BUILD_TOOLS=OFF -DPRSTM_BUILD_TESTS=OFF -DPRSTM_ENABLE_CUDA=OFF >/dev/null &&
+     cmake --install "$ex/package" --prefix "$ex/prefix" >/dev/null; then
+    for dir in examples/*/; do
+      name="$(basename "$dir")"
+      ( cmake -S "$dir" -B "$ex/$name" -G Ninja -DCMAKE_PREFIX_PATH="$ex/prefix" -DWITH_CUDA=ON \
+          -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build "$ex/$name" ) > "$ex/$name.build.log" 2>&1 &
+    done
+    wait
+    for dir in examples/*/; do
+      name="$(basename "$dir")"
+      if [ ! -x "$ex/$name/$name" ]; then
+        failed_ex="$failed_ex $name(build)"; tail -20 "$ex/$name.build.log"
+      elif ! timeout 300 "$ex/$name/$name"; then
+        failed_ex="$failed_ex $name"
+      fi
+    done
+  else
+    failed_ex=" (install)"
+  fi
+  if [ -z "$failed_ex" ]; then note "examples: all built with find_package (sm_90) and passed on the GPU ($(( $(date +%s) - t1 )) s)"
+  else status=1; note "examples: FAILED:$failed_ex"; fi
+fi
 
 # compute-sanitizer: one GPU test program under one tool. The full-occupancy
 # repetitions take minutes under it, and the same code paths run in the smaller
@@ -260,7 +293,7 @@ fi
 # every atomic of the library delaying its lane at random.
 if [ "$PERTURB" = 1 ]; then
   t1=$(date +%s)
-  if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_PERTURB=ON >/dev/null &&
+  if cmake -S . -B build-gpu-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPRSTM_PERTURB=ON >/dev/null &&
      cmake --build build-gpu-perturb -j "$(nproc)" --target $ptargets; then
     : > "$RESULTS/perturb_status.txt"
     for t in $ptargets; do find build-gpu-perturb/tests -type f -name "$t"; done |

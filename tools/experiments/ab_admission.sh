@@ -5,7 +5,7 @@ out=${1:?OUTDIR}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSTM_BUILD_TESTS=OFF >/dev/null || exit 1
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPRSTM_BUILD_TESTS=OFF >/dev/null || exit 1
 ninja -C build-gpu stm_bench >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s"
 B=build-gpu/stm_bench

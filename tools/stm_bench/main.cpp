@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -415,7 +416,13 @@ int run_all(const plan& p, std::vector<std::vector<bench::result>>& runs) {
       if (!p.quiet && total > 1)
         std::cerr << (warm ? "warm-up run " : "measured run ") << (warm ? i + 1 : i - p.warmup + 1) << "/"
                   << (warm ? p.warmup : p.repeat) << "\n";
+      // wall_seconds: the whole run as the user waits for it (set-up, every launch
+      // and the host work between them, verification), beside the measured
+      // "seconds"; a run that returns several results (--impl all) gives each the total.
+      const auto t0 = std::chrono::steady_clock::now();
       auto rs = p.w->run(p.o);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      for (auto& r : rs) r.num("wall_seconds", wall);
       if (rs.empty()) return fail("internal: workload '" + p.w->name + "' returned no result", 3);
       for (const auto& r : rs)
         if (!r.verified) {

@@ -1,2 +1,0 @@
-// CPU instances of the contention-manager tests.
-#include "cmp_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the composition tests.
-#include "compose_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the list linearizability tests.
-#include "list_lin_tests.inc"

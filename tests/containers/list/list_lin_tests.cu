@@ -1,2 +1,0 @@
-// GPU instances of the list linearizability tests.
-#include "list_lin_tests.inc"

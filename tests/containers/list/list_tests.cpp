@@ -1,2 +1,0 @@
-// CPU instances of the list tests.
-#include "list_tests.inc"

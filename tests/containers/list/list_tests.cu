@@ -1,2 +1,0 @@
-// GPU instances of the list tests.
-#include "list_tests.inc"

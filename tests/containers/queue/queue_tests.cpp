@@ -1,2 +1,0 @@
-// CPU instances of the queue tests.
-#include "queue_tests.inc"

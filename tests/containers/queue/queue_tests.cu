@@ -1,2 +1,0 @@
-// GPU instances of the queue tests.
-#include "queue_tests.inc"

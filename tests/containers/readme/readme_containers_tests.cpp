@@ -1,2 +1,0 @@
-// CPU instances of the README example tests.
-#include "readme_containers_tests.inc"

@@ -1,2 +1,0 @@
-// GPU instances of the README example tests.
-#include "readme_containers_tests.inc"

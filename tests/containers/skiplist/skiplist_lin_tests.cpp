@@ -1,2 +1,0 @@
-// CPU instances of the skiplist linearizability tests.
-#include "skiplist_lin_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the skiplist container tests.
-#include "skiplist_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the stack tests.
-#include "stack_tests.inc"

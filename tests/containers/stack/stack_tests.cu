@@ -1,2 +1,0 @@
-// GPU instances of the stack tests.
-#include "stack_tests.inc"

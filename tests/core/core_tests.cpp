@@ -1,2 +1,0 @@
-// CPU instances of the core tests.
-#include "core_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the recorded-history tests.
-#include "history_tests.inc"

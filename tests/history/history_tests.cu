@@ -1,2 +1,0 @@
-// GPU instances of the recorded-history tests.
-#include "history_tests.inc"

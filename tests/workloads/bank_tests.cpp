@@ -1,2 +1,0 @@
-// CPU instances of the bank tests.
-#include "bank_tests.inc"

@@ -1,2 +1,0 @@
-// GPU instances of the bank tests.
-#include "bank_tests.inc"

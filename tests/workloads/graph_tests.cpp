@@ -1,2 +1,0 @@
-// CPU instances of the graph tests.
-#include "graph_tests.inc"

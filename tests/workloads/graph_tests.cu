@@ -1,2 +1,0 @@
-// GPU instances of the graph tests.
-#include "graph_tests.inc"

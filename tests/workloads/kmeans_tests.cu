@@ -1,2 +1,0 @@
-// GPU instances of the k-means tests.
-#include "kmeans_tests.inc"

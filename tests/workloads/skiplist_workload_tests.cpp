@@ -1,2 +1,0 @@
-// CPU instances of the skiplist workload tests.
-#include "skiplist_workload_tests.inc"

@@ -1,2 +1,0 @@
-// CPU instances of the vacation tests.
-#include "vacation_tests.inc"

@@ -1,2 +1,0 @@
-// GPU instances of the vacation tests.
-#include "vacation_tests.inc"
