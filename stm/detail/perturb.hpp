@@ -1,5 +1,5 @@
 // stm/detail/perturb.hpp - the schedule-perturbation mode of the platform
-// layer (built only with STM_PERTURB=1, the CMake option of the same name;
+// layer (built only with STM_PERTURB=1, the CMake option PRSTM_PERTURB;
 // stm/platform.hpp includes it, and without the option nothing of it exists).
 //
 // Every atomic the library's algorithms perform goes through stm::atomic_ref.
