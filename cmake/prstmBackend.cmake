@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/prstmBackend.cmake - which backend the prstm headers are compiled for in
 # the project that uses them, shared by the build tree (add_subdirectory,
 # FetchContent) and the installed package (find_package).

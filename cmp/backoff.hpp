@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/backoff.hpp - TinySTM's CM_BACKOFF: the transaction that sees a
 // conflict aborts, then waits a randomized, exponentially growing delay before
 // it runs again (__nanosleep on the GPU, a yield on the CPU).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/contention_manager.hpp - namespace stm::cm: the contention managers a
 // run can choose by name, and the names they share.
 //

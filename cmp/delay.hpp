@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/delay.hpp - TinySTM's CM_DELAY: the transaction that sees a conflict
 // aborts, and before it runs again it waits until the lock that stopped it
 // changes hands (is released or re-taken), instead of sleeping a random time.

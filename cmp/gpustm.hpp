@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/gpustm.hpp - a GPU-STM-style comparator (Xu et al., CGO 2014), built
 // from its description in the PR-STM paper (sections 2.6 and 4) and the
 // GPU-STM design it cites. No public code of GPU-STM exists.

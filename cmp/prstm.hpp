@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/prstm.hpp - stm::cm::prstm: PR-STM's priority rule under its name among
 // the managers of cmp/. It is the core's default manager, so it lives in the
 // core (stm/prstm.hpp, which documents its commit protocol and declares the

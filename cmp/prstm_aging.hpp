@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/prstm_aging.hpp - PR-STM's commit protocol (stm/prstm.hpp) with an
 // aging priority: a transaction that has aborted more times in a row wins.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmp/registry.hpp - turn a contention manager's name into its type, once.
 //
 //   stm::cm::dispatch(name, [&](auto cm) { run_kernel<decltype(cm)>(...); });

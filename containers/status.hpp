@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/status.hpp - stm::op_status, what an operation of any container
 // reports, and the conventions every container of containers/ follows.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/backend.hpp - the two execution backends and what the host knows of them.
 //
 //   backend::gpu  CUDA kernels on the current device (needs a build with

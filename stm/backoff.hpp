@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/backoff.hpp - the library's one back-off: how a thread waits before it
 // tries again, whether it lost a CAS, met a held lock or saw its transaction
 // abort. Every waiting loop of the library uses it (the contention managers,

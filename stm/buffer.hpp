@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/buffer.hpp - stm::buffer<T>: the move-only owner of an array that kernels
 // (GPU backend) or threads (CPU backend) work on.
 //

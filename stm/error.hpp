@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/error.hpp - errors the library reports.
 //
 // Every CUDA call and kernel launch goes through STM_CUDA_CHECK, which throws

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/history.hpp - recorded histories: what a transaction descriptor of a
 // recording configuration logs, and the log's owner (host) and ref (kernels).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/history_check.hpp - check a recorded history (stm/history.hpp) for
 // serializability and opacity, on the host.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/launch.cuh - run N logical threads of a functor on either backend.
 // nvcc translation units only (the GPU kernel is a template defined here).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/launch.hpp - run N logical threads of a functor on the CPU backend.
 //
 // A functor is any trivially copyable callable `void(std::uint32_t tid)` that is

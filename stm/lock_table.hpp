@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/lock_table.hpp - the global lock table: owner (host) and ref (kernels).
 //
 // A lock covers `bytes_per_lock` consecutive bytes starting at `base`

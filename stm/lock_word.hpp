@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/lock_word.hpp - the 32-bit PR-STM lock word, bit by bit.
 //
 //   31      30         29 ............ 11   10 ......... 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/manager.hpp - the contention-manager extension point: the interface a
 // manager meets, the knobs and defaults the built-in ones share.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/platform.hpp - the only place that knows GPU from CPU.
 //
 // Every concurrent algorithm in this library is written once as

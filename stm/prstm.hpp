@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/prstm.hpp - PR-STM's priority rule (Shen, Sharp, Davison et al., "A
 // general purpose contention manager for software transactions on the GPU",
 // JPDC 2020, Algorithm 2; first in Shen et al., Euro-Par 2015): the default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/snapshot_tx.hpp - stm::snapshot_transaction: a read-only transaction
 // that keeps no read set, for long read-only transactions (audits, scans of a
 // whole table): its descriptor is a few words whatever it reads, where

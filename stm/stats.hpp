@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/stats.hpp - what a run counts: commits, and aborts by cause.
 #pragma once
 

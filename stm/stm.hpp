@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/stm.hpp - everything a kernel needs to run PR-STM transactions, with
 // PR-STM's priority rule as the contention manager (stm/prstm.hpp; named
 // stm::prstm and stm::cm::prstm). The other managers are in cmp/ (namespace

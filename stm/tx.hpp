@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/tx.hpp - stm::transaction: the explicit transaction descriptor.
 //
 //   stm::transaction<> tx(locks, tid);        // one per logical thread

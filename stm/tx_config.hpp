@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/tx_config.hpp - the public types that describe a transaction: its
 // capacities and options (tx_config), the outcome of an attempt (tx_status)
 // and why an attempt aborted (abort_cause).

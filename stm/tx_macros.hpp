@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/tx_macros.hpp - the transaction forms of a kernel, and the accessors
 // that leave the body at the first conflict.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/tx_sets.hpp - the entries of a transaction's read, write and lock sets,
 // as a contention manager reads and updates them at commit (stm/manager.hpp),
 // and the relaxed word access every validation uses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/txtable.hpp - the global transaction table of PR-STM (Shen et al.,
 // JPDC 2020, sections 3.3-3.4, Algorithm 3): semantic conflicts are postponed, not spun on.
 //

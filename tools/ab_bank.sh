@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/ab_bank.sh OUT.jsonl LABEL=STM_BENCH [LABEL=STM_BENCH ...] [-- EXTRA stm_bench ARGS]
 #
 # Side-by-side A/B of several stm_bench builds (or of one build under

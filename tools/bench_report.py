@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate BENCHMARKS.md from stm_bench JSON-lines result files.
 
     tools/bench_report.py results/ > BENCHMARKS.md   (the committed report)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/check.sh - the test command: install what is missing, build, and run
 # every test: the CPU backend, a ThreadSanitizer build of the CPU tests, a
 # schedule-perturbation build of the CPU linearizability, container, bank and STM

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare two stm_bench result sets and list the rows whose throughput moved.
 
     tools/compare_results.py OLD NEW [--threshold PCT] [--all]

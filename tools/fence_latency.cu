@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/fence_latency.cu - what the memory operations of a commit cost on this
 // GPU: cycles per iteration of dependent chains of loads, CASes and exchanges,
 // of fences alone and behind a store or a CAS, and of the write-back's fence

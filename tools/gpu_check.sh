@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/gpu_check.sh OUT_DIR [--quick] [--no-tests] [--no-bench] [--no-sanitizer] [--cpu-tests] [--only=NAME]
 #                            [--skip=NAME,...] [--sanitize=NAME,...] [--tools=T,...] [--deadline=SECONDS]
 #                            [--prebuilt=DIR] [--suite-limit=SECONDS] [--test-limit=SECONDS]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write the published GPU Harris list library's (Liu and Pak) listnodes.txt / operations.txt for an experiment.
 
     tools/list_seed_files.py NODES OPS OUT_DIR [--seed S] [--insert-percent P]

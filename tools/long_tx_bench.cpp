@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // long_tx_bench - long read-only transactions on the CPU backend, as a user
 // writes them: an audit reads R accounts with TX_BEGIN/TX_READ/TX_END and
 // checks their total, alone and beside writer threads doing 2-account

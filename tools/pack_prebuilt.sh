@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/pack_prebuilt.sh BUILD_DIR DEST - copy stm_bench and every test program
 # of a build into DEST (DEST/stm_bench, DEST/tests/*), for
 # `tools/gpu_check.sh OUT --prebuilt=DEST` on a GPU machine of the same

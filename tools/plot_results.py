@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draw the report's figures from stm_bench JSON-lines result files, as SVG.
 
     tools/plot_results.py results/ results/figures/

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/profile_bank.sh OUT_DIR LABEL STM_BENCH [stm_bench bank args...]
 #
 # Nsight Compute profile of one launch of the bank's drain kernel (the third

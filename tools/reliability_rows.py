@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Histories checked by the linearizability tests, per container, backend and mode.
 
 The test programs print one object per linearizability test and append it to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/run.sh - build stm_bench and run the main job: the bank workload on the
 # GPU when one is present, else on the CPU. Extra arguments go to stm_bench:
 #   tools/run.sh --accounts 4096 --threads full

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/setup.sh - install what building and testing prstm needs, if missing:
 # CMake, Ninja, a C++17 compiler, GoogleTest and CLI11 from the system package
 # manager (Debian/Ubuntu names below), and libcu++ when no CUDA toolkit is

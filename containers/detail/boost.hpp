@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/detail/boost.hpp - optimistic transactional boosting of a native
 // lock-free set (tx_set over harris_set, tx_skiplist over lockfree_skiplist):
 // abstract key locks that are ordinary STM words, the operations' protocol on

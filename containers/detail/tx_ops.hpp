@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/detail/tx_ops.hpp - what the transactional containers (tx_stack,
 // tx_queue, tx_set, tx_skiplist) share: the test that an argument is a
 // caller's transaction, the sum of transaction counters, and the lock table a

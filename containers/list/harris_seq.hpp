@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/harris_seq.hpp - stm::list::harris_seq: the positional list
 // of Liu, Pak and Guerrero ("A Lock-Free Concurrent Linked List Library on
 // GPU": insert-after-value, remove-value) as a lock-free Harris list.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/harris_set.hpp - stm::list::harris_set: a sorted set of
 // 32-bit keys as Harris' lock-free linked list over a node pool.
 //

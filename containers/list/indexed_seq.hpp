@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/indexed_seq.hpp - stm::list::indexed_seq: the positional
 // list of Liu, Pak and Guerrero (harris_seq.hpp) (insert-after-value, remove-value) with a value -> node
 // index, so that every operation finds its node in O(1) instead of walking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/seed_format.hpp - the data files of Liu, Pak and Guerrero's
 // GPU linked-list library (harris_seq.hpp) and their sequential meaning
 // (host only).

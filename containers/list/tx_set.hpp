@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/tx_set.hpp - stm::list::tx_set: a sorted set whose
 // operations are PR-STM transactions (stm/tx.hpp) that conflict only on their
 // key, over Harris' lock-free list (harris_set): optimistic transactional

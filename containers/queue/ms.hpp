@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/ms.hpp - stm::queue::ms_queue<T>: the Michael-Scott
 // lock-free FIFO queue (Michael and Scott, PODC 1996), the classic baseline
 // that Scogland & Feng (ICPE 2015) compare their ticket queue against.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/queue.hpp - every queue of the library (namespace stm::queue):
 //   ticket_queue<T>  Scogland-Feng fetch-and-add ticket queue (fast; blocking,
 //                    non-waiting and status interfaces; close)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/ticket.hpp - stm::queue::ticket_queue<T>: the bounded FIFO
 // queue of Scogland & Feng (ICPE 2015), built on fetch-and-add tickets.
 //

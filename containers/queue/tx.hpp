@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/tx.hpp - stm::queue::tx_queue<T>: a bounded FIFO queue
 // built on the STM API (a ring of slots with a head and a tail counter, every
 // access a transactional read or write), runnable under every contention

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/skiplist/lockfree_skiplist.hpp - stm::skiplist::lockfree_skiplist:
 // an ordered set of 32-bit keys as a lock-free skiplist with marked next
 // pointers (Herlihy & Shavit, "The Art of Multiprocessor Programming",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/skiplist/tx_skiplist.hpp - stm::skiplist::tx_skiplist: an ordered
 // set of 32-bit keys whose operations are PR-STM transactions (stm/tx.hpp)
 // that conflict only on their keys (and a count on its range), over the

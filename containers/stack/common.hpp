@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/common.hpp - what every stack of containers/stack/ shares:
 // the operation kind and value encoding (the status is stm::op_status,
 // containers/status.hpp).

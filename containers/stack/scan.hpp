@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/scan.hpp - the Scan Stack of Noah South (2022), as Azad,
 // Sehgal and Patel implement it on a GPU ("Scan Stack: A Search-based
 // Concurrent Stack for GPU", 2025): an

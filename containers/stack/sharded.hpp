@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/sharded.hpp - the fast stack: warp elimination, warp
 // batching and many small locked array shards instead of one hot word.
 //

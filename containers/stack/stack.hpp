@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/stack.hpp - every stack of containers/stack/.
 //
 //   treiber  Treiber's lock-free linked-list stack (+ back-off, warp batching, batch elimination)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/treiber.hpp - the lock-free linked-list stack of Treiber
 // (IBM RJ 5118, 1986) as Azad, Sehgal and Patel put it on a GPU ("Lock-Free
 // Linked-List Stack using CAS for GPU": a node pool, 64-bit tagged index,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/tx.hpp - stm::stack::tx_stack: the STM-backed stack, an
 // array and a top index read and written only through PR-STM transactions,
 // under any contention manager.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Composing containers: move every item of a transactional stack to a
 // transactional queue, counting the moves in a word of our own, each move (pop,
 // enqueue, count) one transaction that commits whole or not at all. What the

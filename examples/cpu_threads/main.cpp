@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The same code on CPU threads: the transfers of the first kernel written once,
 // as an STM_HD lambda, for a backend that is a type (stm::cpu_exec runs n
 // logical threads on a pool of OS threads, stm::gpu_exec launches a kernel).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A first kernel: every thread makes 16 transfers between bank accounts, each
 // one a transaction (TX_FOR), then the host checks that no money was made or
 // lost. Compiled as CUDA (WITH_CUDA=ON) the transfers run as a CUDA kernel on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checking a kernel's history: the transfers of the first kernel run with a
 // recording descriptor (tx_config<..., Record=true>), which logs every
 // committed transaction and every aborted attempt into a stm::history; then

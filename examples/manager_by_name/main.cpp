@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A contention manager chosen by name at run time: stm::cm::dispatch turns the
 // name into the manager's type once, on the host, and the kernel is compiled
 // for each manager; device code only sees the type. The same bank transfers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/admission.hpp - admission control: when attempts keep aborting,
 // fewer of them run against each other.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/check.hpp - the one way the library stops a program that broke a
 // rule of its use: a message naming the rule and the place, then a trap.
 //

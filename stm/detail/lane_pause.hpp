@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/lane_pause.hpp - a lane's pause as a deadline, and the turn-taking
 // of the lanes of a warp that pause at different times. Shared by the drivers
 // that run one attempt at a time: the transaction table (txtable_drain.hpp)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/manager_traits.hpp - what the core asks of a contention manager
 // type beyond the required interface: the optional members of stm/manager.hpp
 // (pause_ns, fences_final_locks, dooms_read, semantic_retries), each read

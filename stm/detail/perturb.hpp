@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/perturb.hpp - the schedule-perturbation mode of the platform
 // layer (built only with STM_PERTURB=1, the CMake option PRSTM_PERTURB;
 // stm/platform.hpp includes it, and without the option nothing of it exists).

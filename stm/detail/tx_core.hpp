@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/tx_core.hpp - the transaction descriptor's state and the
 // mechanics every contention manager shares: buffered writes, invisible
 // reads with (optional) incremental validation, write-back and release.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/tx_loop.hpp - the driver behind TX_FOR and TX_BEGIN/TX_END
 // (stm/tx_macros.hpp): one lane runs transactions 0..n-1 one attempt at a
 // time, and the lanes of a warp take turns the way the transaction table

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/tx_record.hpp - the recording state of a descriptor whose
 // tx_config has Record = true (stm/history.hpp says what is logged and why the
 // recorded order of writes is the real one). Without Record the base is empty

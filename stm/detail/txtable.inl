@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/txtable.inl - the bodies of stm/txtable.hpp's members: the
 // driver entry points over detail::drain_blocks (txtable_drain.hpp), the
 // presort and the audit. Included at the end of stm/txtable.hpp only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/txtable_drain.hpp - the driver loop of Algorithm 3 and the audit
 // of the state words. Included by stm/txtable.hpp only (after its types).
 //

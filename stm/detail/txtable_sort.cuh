@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm/detail/txtable_sort.cuh - txtable::presort() on the GPU (nvcc only).
 // The table is interleaved (thread t's j-th entry at j * threads + t). One
 // stable radix sort (Thrust, CUB underneath) of a copy by the key

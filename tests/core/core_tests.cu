@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU instances of the core tests.
 #include "core_tests.inc"
 

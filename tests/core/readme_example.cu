@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's example kernels, compiled from the README itself and run.
 #include <gtest/gtest.h>
 

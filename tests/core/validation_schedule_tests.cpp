@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The STM's commit validation under forced interleavings (CPU backend). Like
 // tests/containers/list/indexed_seq_schedule_tests.cpp, this program is always
 // built in the schedule-perturbation mode (STM_PERTURB=1 on this target only):

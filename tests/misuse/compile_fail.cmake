@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/misuse/compile_fail.cmake - compile SOURCE with COMPILER and FLAGS
 # (a |-separated list); with EXPECT (a regular expression) the compile must
 # fail and its output match EXPECT; without, it must succeed (the control).

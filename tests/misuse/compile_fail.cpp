@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Misuses the compiler refuses (tests/misuse/CMakeLists.txt compiles this
 // file once per case, -DMISUSE_<CASE>, and expects the error text of the rule;
 // MISUSE_NONE is the control: the same file compiles).

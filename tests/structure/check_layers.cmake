@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/structure/check_layers.cmake - the library's folders form layers:
 #   stm/ (the core)  <-  cmp/ (managers)  <-  containers/, workloads/  <-  tools/
 # A file may include its own folder and the folders below it, never one above:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/backends.hpp - write a test body once, run it on both backends.
 //
 // The body lives in a .inc file included by two translation units: a .cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/lincheck.hpp - linearizability checker for the container tests.
 //
 // A test records a concurrent history (one lin::op per completed operation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/managers.hpp - every contention manager stm_bench knows, by name.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/reliability.hpp - how many histories each linearizability
 // test checked, in which mode, and how many failed: the input of
 // results/reliability.jsonl.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/test_parts.hpp - one test file's tests compiled in several
 // translation units on the GPU.
 //

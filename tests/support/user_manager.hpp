@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/support/user_manager.hpp - a contention manager written only in the
 // tests, against the documented interface (stm/manager.hpp) and
 // nothing else. The manager tests (tests/cmp) and the recorded-history tests

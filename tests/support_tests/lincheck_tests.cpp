@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the linearizability checker (tests/support/lincheck.hpp), CPU only:
 // hand-written histories per model, randomized histories built from a real
 // sequential execution (must pass) and then corrupted (must mostly fail), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/gpu_check.sh's compute-sanitizer step, checked without a GPU: a stand-in
 # compute-sanitizer (COMPUTE_SANITIZER) and nvidia-smi, and stand-in test programs whose
 # names choose what the "sanitizer" reports. Checks the one line per program and tool

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tools/compare_results.py and tools/bench_report.py on synthetic result files and on
 the committed results/ (ctest report_tools; about a second, no GPU, no matplotlib)."""
 import json

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the stm_bench command-line tests (sourced, after `bench=$1`):
 #   bad ARGS...   stm_bench --backend cpu $PREFIX ARGS must fail before any work:
 #                 exit code 2, one line on stderr, nothing on stdout

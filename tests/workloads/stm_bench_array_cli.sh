@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # stm_bench's array workload from the command line: bad input fails with one
 # line on stderr and exit code 2 before any work; small runs of every manager,
 # both validations, the native baseline and admission control verify.

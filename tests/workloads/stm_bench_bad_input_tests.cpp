@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench on bad input, as a careless or hostile user would give it: every
 // case is refused up front with exit code 2, exactly one line on stderr,
 // nothing on stdout, within a bounded time (one case or more per option, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # stm_bench's kmeans and graph workloads from the command line: bad input fails
 # with one line on stderr and exit code 2 before any work; small runs of every
 # implementation and manager verify; a file graph runs.

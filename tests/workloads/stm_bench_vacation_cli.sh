@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # stm_bench's vacation workload from the command line: bad input fails with one
 # line on stderr and exit code 2 before any work; --impl all runs the STM and
 # the native baseline in one run, every manager verifies, and the semantic

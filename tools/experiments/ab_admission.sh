@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Experiment: admission control on/off (STM_ADMISSION) at the scaling points.
 set -uo pipefail
 out=${1:?OUTDIR}

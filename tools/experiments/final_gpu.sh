@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Experiment: admission control after the bounded gate, the boosted containers, on one GPU.
 set -uo pipefail
 out=${1:?OUTDIR}

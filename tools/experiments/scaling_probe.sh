@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Experiment probe (not a suite): build stm_bench for sm_90 and run the array
 # workload at a few points. Usage: tools/gpu_suites/scaling_probe.sh OUTDIR [POINTS...]
 set -uo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bank workload: the anchor configurations of shared PR-STM figures, 2,621,440
 # and 4,096 accounts, at the paper's 6,720 threads and at full occupancy:
 # transfers only (--semantic 0, no queries, lock coverage 1), as before the

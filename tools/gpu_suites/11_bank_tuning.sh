@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bank: the contention-management knobs (--cm-wait: polls of a final-locked
 # word before aborting; --cm-backoff: cap in ns of the randomized exponential
 # pause after an abort) at the anchor configurations, with the bank's account

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bank driven three ways (--driver): the transaction table's drain (table), a
 # kernel written as the README's plain per-thread loop of TX_BEGIN/TX_END
 # (loop), and the loop form TX_FOR (for), over 128, 1,024, 4,096 and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bank with TinySTM's read-all audits: --read-all 1 --audit-size 1024 (1% of the
 # table reads 1,024 accounts of one group spread over the table and checks their
 # total; transfers stay within groups), opaque (tx_config Opaque = true, lock

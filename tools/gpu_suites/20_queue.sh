@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tools/gpu_suites/queue.sh - queue benchmarks on the GPU (sourced by tools/gpu_check.sh).
 #
 # The paper's two benchmarks (matched enqueue/dequeue per thread; one producer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Stack workload (issue: stacks). Seed 000's scalability table (10k to 1M
 # operations, one per thread) for the native stacks side by side, the STM-backed
 # stack under prstm and backoff at the small sizes (every one of its operations

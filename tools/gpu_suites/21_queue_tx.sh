@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The STM-backed queue (containers/queue/tx.hpp) in the queue suite's two
 # benchmarks, one pair per thread (per consumer in prodcons). Every operation
 # is a transaction on the queue's head or tail word, so they serialize: ~10-20 k

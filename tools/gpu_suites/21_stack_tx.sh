@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The STM-backed stack (containers/stack/tx.hpp) in the published GPU CAS stack benchmark's table, above the
 # stack suite's 50k operations, one operation per thread, beside treiber and
 # sharded measured in the same run. Every tx operation is a transaction on the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sorted lists (list issue): the published GPU Harris list library's (Liu and Pak) two experiments replayed from its file
 # format (10,000 nodes + 100,000 operations; 40,000 nodes + 10,000 operations,
 # 32x1024 threads as that library) on harris_seq and indexed_seq side by side

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Skiplist (skiplist issue): the PR-STM paper's figures 10-11 over 5,000 initial
 # keys (range 10,000) and 5 levels, and the headline points of every manager
 # beside the native lock-free skiplist. Every run is verified.

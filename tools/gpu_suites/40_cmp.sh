@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Contention managers side by side on the bank workload (issue: pluggable
 # contention managers and the GPU-STM comparator). Every manager, at 2,621,440
 # and 4,096 accounts:

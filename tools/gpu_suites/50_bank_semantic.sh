@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bank, semantic experiments of the PR-STM paper (sections 4.2-4.3, figures
 # 7-9) as data: prstm against gpustm (100 retries on a semantic conflict), each
 # point the median of 3 table-drain runs after a warm-up, written as one JSON

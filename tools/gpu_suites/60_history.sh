@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Recorded histories at full occupancy (tests/history): every contention
 # manager, opaque and not, over 8, 64 and 4,096 words at lock coverage 1 and 4,
 # at least 1,000,000 committed transactions per configuration, each history

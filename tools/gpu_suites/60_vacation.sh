@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Vacation (STAMP's travel reservation system with the PR-STM paper's sold-out
 # semantic conflicts, sections 4.2-4.3, figures 7-9) as data: prstm against
 # gpustm (100 retries on a semantic conflict) over the paper's preset (150,000

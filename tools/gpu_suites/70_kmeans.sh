@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # K-means (STAMP's kmeans; PR-STM paper, sections 4.6-4.7, Fig. 12): 1,000,000 2-D
 # integer points, 16 clusters, 5 iterations. Every invocation runs the update
 # stage as STAMP's one transaction per point (tx), one transaction per warp

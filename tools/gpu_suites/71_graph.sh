@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Minimum-value propagation over a directed CSR graph (PR-STM paper, sections
 # 4.8-4.9, Fig. 13): 1,000,000 vertices, values uniform in 1-10,000. The paper's
 # graph (10,000,000 uniform edges: nearly every vertex ends at the global

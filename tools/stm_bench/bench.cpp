@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/bench.cpp - options, results and progress for workloads.
 #include "bench.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/bench.hpp - what a workload of stm_bench provides.
 //
 // A workload is one file tools/stm_bench/workloads/<name>.cpp (plus, for its

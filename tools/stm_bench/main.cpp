@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench - run a workload or container benchmark, verify it, report it.
 //
 //   stm_bench --workload bank --semantic 100

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/memo.hpp - keep an expensive host-side input across the
 // repeats, implementations and sweep points of one invocation.
 #pragma once

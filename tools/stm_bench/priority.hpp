@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/priority.hpp - the --priority option of the workloads that
 // run PR-STM: tid, the paper's rule (a transaction's priority is its logical
 // thread id), or aging (cmp/prstm_aging.hpp: consecutive aborts first, then

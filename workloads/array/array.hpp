@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/array/array.hpp - the random-array benchmark of the GPU-STM
 // literature: N words, each transaction reads R of them and moves one unit
 // between W of those it read, so the sum of the array never changes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/bank/bank.hpp - the bank benchmark of the PR-STM paper (section
 // 4.1, semantic experiments of 4.3), driven by the global transaction table of
 // Algorithm 3 (stm/txtable.hpp). Written once over an execution policy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/detail/random.hpp - counter-based random numbers for generated
 // inputs: item i of a data set is a pure function of (seed, i), so the host
 // (reference) and any backend or launch shape build the same data.

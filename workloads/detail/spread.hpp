@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/detail/spread.hpp - the spread of the threads' (or blocks') drain
 // times that the table-driven workloads report: the median and the slowest.
 #pragma once

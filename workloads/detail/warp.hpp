@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/detail/warp.hpp - sums over the lanes of a warp for the workloads'
 // kernels: a warp adds one total to a hot counter instead of 32 atomics.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/graph/graph.hpp - minimum-value propagation over a directed CSR
 // graph, the PR-STM paper's graph workload: every vertex holds a value
 // (uniform in [1, max_value]); a vertex sends its value along its out-edges and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/kmeans/kmeans.hpp - k-means clustering (Lloyd's algorithm) as in
 // STAMP's kmeans (Cao Minh et al., "STAMP: Stanford Transactional Applications
 // for Multi-Processing", IISWC 2008) and the PR-STM paper's data-parallel

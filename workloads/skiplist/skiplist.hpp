@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/skiplist/skiplist.hpp - the skiplist benchmark of the PR-STM paper
 // (sections 4.4-4.5): an ordered set of `keys` initial entries (5,000), at most
 // `levels` levels (5), under a random mix of inserts, removes and searches,

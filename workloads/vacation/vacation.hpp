@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/vacation/vacation.hpp - STAMP's vacation (a travel reservation
 // system: Minh et al., "STAMP: Stanford Transactional Applications for
 // Multi-Processing", IISWC 2008) on the transaction table of PR-STM (Shang et

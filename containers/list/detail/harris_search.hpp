@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/detail/harris_search.hpp - Harris' search (DISC 2001,
 // Figure 3), written once over the packed node words of node_pool.hpp and a
 // stop predicate, so that the sorted set and the positional sequence share it.

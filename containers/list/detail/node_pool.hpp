@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/detail/node_pool.hpp - the node pool every list variant of
 // this folder shares: packed node words, allocation from a free ring, and
 // quiescent-state reclamation of unlinked nodes.

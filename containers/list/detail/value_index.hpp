@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/list/detail/value_index.hpp - the value -> node map of
 // indexed_seq: an open-addressing hash table (linear probing) of 64-bit slots,
 // written only by CAS from empty, so a slot never changes once set (until the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/detail/fifo_check.hpp - host-side check of a recorded
 // producer/consumer run (tests and stm_bench use it).
 //

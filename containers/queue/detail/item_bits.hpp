@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/detail/item_bits.hpp - items travel through the queues as
 // 32- or 64-bit words (the width of the item), copied bit for bit.
 #pragma once

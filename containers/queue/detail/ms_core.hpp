@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/detail/ms_core.hpp - the mechanics of stm::queue::ms_queue: the
 // Michael-Scott lock-free queue (PODC 1996) over a pool of nodes addressed by
 // 32-bit indices, with 32-bit tags against ABA, and a Treiber free list that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/queue/detail/ticket_core.hpp - the mechanics of stm::queue::ticket_queue
 // (Scogland & Feng, ICPE 2015, section 5 and Figure 4).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/skiplist/detail/towers.hpp - the node storage both skiplist
 // variants share: a node pool (containers/list/detail/node_pool.hpp) with one
 // packed word per level per node, each node's tower height, and the host-side

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/detail/backoff.hpp - bounded, jittered exponential back-off
 // after a failed CAS on a hot word (the "future work" of Azad, Sehgal and
 // Patel's GPU Treiber stack).

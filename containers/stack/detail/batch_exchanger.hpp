@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/detail/batch_exchanger.hpp - grid-wide elimination of whole
 // batches (the elimination-backoff of Hendler, Shavit and Yerushalmi, at the
 // granularity of a warp leader's batch): a push batch that lost its CAS on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/detail/exchanger.hpp - grid-wide elimination slots (the
 // elimination back-off of Hendler, Shavit and Yerushalmi, SPAA 2004, as the
 // Scan Stack uses it):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/detail/tagged_list.hpp - the CAS-linked lists of the
 // Treiber stack (Treiber, IBM RJ 5118, 1986) as Azad, Sehgal and Patel put it
 // on a GPU: a node pool addressed by index, and list heads holding a 64-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // containers/stack/detail/warp.hpp - warp elimination shared by the native
 // stacks.
 //

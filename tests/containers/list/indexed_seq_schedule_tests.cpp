@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // indexed_seq under forced interleavings (CPU backend). This program is
 // always built in the schedule-perturbation mode (STM_PERTURB=1 on this
 // target only), whose per-thread hook (stm/detail/perturb.hpp) stops a thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers shared by the list test programs: the three sorted-set
 // variants (0 harris, 1 bucketed, 2 tx) behind one interface.
 #pragma once

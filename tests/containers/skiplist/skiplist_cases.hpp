@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers shared by the skiplist test programs: both variants behind one
 // owner, and a loop over the variants (native, and tx under every manager).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/containers/stack/stack_cases.hpp - one adapter per stack, so that a
 // test body is written once for all four stacks and both backends.
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/gpu_suites/headline/run.sh [--quick] [--no-report] STM_BENCH OUT_DIR
 #
 # On an H100/H200: measure every headline row of BENCHMARKS.md at the current

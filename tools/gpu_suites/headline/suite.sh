@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Headline suite: every row of BENCHMARKS.md's headline tables, measured at one
 # commit, medians of 3 after a warm-up (QUICK=1: one run, no warm-up, a smoke
 # test of the commands). Sourced by tools/gpu_suites/headline/run.sh with BENCH

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/gpu_suites/scaling/run.sh STM_BENCH OUT_DIR [--quick]
 #
 # On an H100/H200: throughput against threads (1,536, 6,144, 24,576, 67,584 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload array: the random-array benchmark of the GPU-STM
 // literature (workloads/array/array.hpp). Each transaction reads --reads
 // random words of --words and moves a unit between --writes of them (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU side of stm_bench's array workload.
 #include "array.hpp"
 #include "cmp/registry.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload bank: the PR-STM bank over the global transaction table
 // (PR-STM paper, Shen et al. JPDC 2020, sections 3.3-3.4 and 4.1-4.3): deposits, withdrawals, transfers
 // and balance queries; semantic conflicts postponed (prstm) or retried (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU side of stm_bench's bank workload.
 #include "bank.hpp"
 #include "bench.hpp"

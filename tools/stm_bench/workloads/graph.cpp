@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload graph: minimum-value propagation over a directed CSR
 // graph, the PR-STM paper's graph workload (one transaction per vertex and
 // chunk of neighbours), beside its native (atomic fetch_min) counterpart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench's graph workload: CPU and GPU entry points.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload kmeans: STAMP's k-means (Lloyd's algorithm over integer
 // 2-D points) with a transactional update stage, as in the PR-STM paper's
 // data-parallel evaluation, beside its native (atomic) counterpart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload list: sorted-set mix (harris, bucketed, tx) and seed
 // 004's insert-after/remove file replay (--nodes-file/--ops-file).
 #include "workloads/list.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload list: the sorted-set mix and the insert-after file replay,
 // written once over an execution policy (list.cpp: CPU, list_gpu.cu: GPU).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload queue: the queues of containers/queue side by side.
 //
 //   stm_bench --workload queue --impl ticket|ticket-nb|ms|tx|all --mode matched|prodcons --threads N|full

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/workloads/queue_body.hpp - the queue benchmark, written once
 // over an execution policy (queue.cpp: CPU backend; queue_gpu.cu: GPU backend).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU side of the queue workload: the same body as the CPU side, over gpu_exec.
 #include "stm/launch.cuh"
 #include "workloads/queue_gpu.hpp"

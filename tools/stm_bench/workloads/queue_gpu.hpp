@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tools/stm_bench/workloads/queue_gpu.hpp - the GPU side of the queue workload
 // (defined in queue_gpu.cu, built only with the GPU backend).
 #pragma once

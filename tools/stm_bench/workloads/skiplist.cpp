@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload skiplist: the PR-STM paper's skiplist (sections
 // 4.4-4.5) on the transactional skiplist (--impl tx, any --cm) and the native
 // lock-free one (--impl native), side by side with --impl all

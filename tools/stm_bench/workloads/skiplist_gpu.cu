@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU side of stm_bench's skiplist workload.
 #include "priority.hpp"
 #include "stm/launch.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload stack: the four stacks of containers/stack/ side by side.
 //
 //   stm_bench --workload stack --impl all --ops 1000000              (one op per thread)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench's stack workload: the run, written once over an execution policy
 // (stack.cpp instantiates it for the CPU backend, stack_gpu.cu for the GPU).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stm_bench --workload vacation: STAMP's travel reservation system over the
 // transaction table of PR-STM, with the paper's sold-out semantic conflicts
 // (workloads/vacation/vacation.hpp), under the STM (--impl tx, every manager

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/graph/detail/csr.hpp - the graph workload's host side: a directed
 // graph in CSR form (generated from a seed or read from a file), its initial
 // values, the sequential reference and the verifier.

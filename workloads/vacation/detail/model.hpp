@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/vacation/detail/model.hpp - the vacation data model in one arena of
 // 4-byte words, the table entries and their generator. Included by
 // workloads/vacation/vacation.hpp.

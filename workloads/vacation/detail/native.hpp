@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/vacation/detail/native.hpp - the native baseline: the same
 // transactions without the STM, under one try-lock per record.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads/vacation/detail/tx_bodies.hpp - the vacation transactions over the
 // STM: one attempt of an entry (TX_ATTEMPT) for the transaction table.
 //
