@@ -443,6 +443,20 @@ const std::vector<args_t>& table() {
       {"--workload", "skiplist", "--seconds", "0"},
       {"--workload", "skiplist", "--seed", "-1"},
       {"--workload", "skiplist", "--accounts", "100"},  // bank's option
+      // array: --words, --reads, --writes, --read-only, --validation
+      {"--workload", "array", "--words", "0"},
+      {"--workload", "array", "--words", "2147483649"},
+      {"--workload", "array", "--words", "8", "--reads", "16"},  // a word per stratum
+      {"--workload", "array", "--reads", "0"},
+      {"--workload", "array", "--reads", "257"},
+      {"--workload", "array", "--writes", "3"},  // even: units move in pairs
+      {"--workload", "array", "--reads", "2", "--writes", "4"},
+      {"--workload", "array", "--read-only", "101"},
+      {"--workload", "array", "--validation", "lazy"},
+      {"--workload", "array", "--impl", "native", "--validation", "commit"},
+      {"--workload", "array", "--impl", "native", "--cm", "backoff"},
+      {"--workload", "array", "--ops", "0"},
+      {"--workload", "array", "--keys", "10"},  // the skiplist's option
   };
   return t;
 }
