@@ -59,9 +59,9 @@ struct form_access;  // stm/detail/tx_loop.hpp: the forms' bookkeeping (STM_CHEC
 
 /// Above this many reads (tx_config's MaxReads) a descriptor compiled for the
 /// GPU gets a compile-time warning: its read set is a stack frame of 32 bytes
-/// per read for every thread (ptxas: 33 KB at 1024 reads, 320 KB at 10,000),
-/// which the driver reserves for every thread the GPU can hold resident
-/// (README, "How many reads a descriptor holds").
+/// per read for every thread, which the driver reserves for every thread the
+/// GPU can hold resident (README, "How many reads a descriptor holds", has
+/// the ptxas figures).
 inline constexpr std::uint32_t gpu_large_read_set = 1024;
 /// read_set_size<true>::note() is deprecated: naming it is the warning. (A
 /// class per answer, not `if constexpr`: nvcc warns of a deprecated call in a

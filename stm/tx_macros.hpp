@@ -82,12 +82,8 @@
 //    from a clause that starts a form on another descriptor is not caught.)
 // Cost: a release build runs no check of its own here (the lambda is
 // inlined, the guards are empty), but the body's new shape can move register
-// allocation. ptxas (sm_90) on stm_bench's stack, queue, bank and vacation
-// kernels, against the goto-based forms: 116 of 123 kernels unchanged (every
-// bank anchor kernel among them), three with 1-2 registers fewer, four with
-// more: the bank's audit drain kernels (tx_config<1024, 4>, a long
-// TX_ATTEMPT body: prstm 86 -> 102, backoff 64 -> 102, delay 72 -> 86) and
-// vacation's under gpustm (128 -> 136). STM_CHECKS adds a flag to the
+// allocation, mostly in kernels with a long TX_ATTEMPT body
+// (docs/design-decisions.md#lambda-forms has the ptxas comparison). STM_CHECKS adds a flag to the
 // descriptor, a test per form and a printf to the kernel.
 // One limit of the lambda: C++17 does not capture structured bindings, so a
 // body cannot name one declared outside it (declare it inside the body).

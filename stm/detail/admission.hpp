@@ -38,10 +38,10 @@
 // "Escalation").
 // All of it is relaxed: the gate orders no data, it only spaces attempts.
 // On: a lock table built with admission = true, or with the default and the
-// environment variable STM_ADMISSION=1. Off by default: measured on an
-// H100/H200 it doubles to sextuples long transactions at full occupancy but
-// costs a third of the throughput of short contended ones (the bank at 4,096
-// accounts, vacation), docs/design-decisions.md#admission-control.
+// environment variable STM_ADMISSION=1. Off by default: it speeds up long
+// transactions at full occupancy but slows short contended ones (the bank at
+// 4,096 accounts, vacation); docs/design-decisions.md#admission-control has
+// the measurements.
 // STM_ADMISSION=0 at compile time removes the code.
 #pragma once
 
