@@ -7,9 +7,11 @@
 
 #include <cstdint>
 
+#include "stm/detail/manager_traits.hpp"
 #include "stm/history.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx_sets.hpp"
 
 namespace stm::detail {
 
@@ -35,6 +37,31 @@ struct tx_recorder<Config, true> {
   /// word was free of final locks at one version around the data load.
   STM_HD void note_read(std::uint32_t i, std::uint64_t seq, bool exact) {
     if (i < Config::max_reads) read_seq[i] = seq | (exact ? 0 : history_op::uncertain_bit);
+  }
+
+  /// A read of a descriptor with Opaque = false while recording: the opaque
+  /// read's loads in its order, so that the sequence names the write the value
+  /// came from; the outcome as the unrecorded read's, except that a read the
+  /// opaque read would not accept is noted as a final lock (its claim is not
+  /// exact: the commit fails, read_locked, and is retried). Returns the bits.
+  template <class Core, class CM>
+  STM_HD std::uint64_t read_recorded(Core& tx, std::uint32_t li, const void* addr, std::uint32_t size, CM& cm,
+                                     std::uint32_t& w1, std::uint64_t& seq, bool& exact) {
+    const auto lw = tx.table.word(li);
+    std::uint64_t bits = 0;
+    for (std::uint32_t polls = 0;; ++polls) {
+      w1 = lw.load(memory_order_acquire);
+      seq = observe_seq(li);
+      bits = load_word(addr, size);
+      platform::fence_acquire();
+      const std::uint32_t w2 = lw.load(memory_order_relaxed);
+      exact = !Core::final_locked(w1) && !Core::final_locked(w2) &&
+              lock_word::version(w1) == lock_word::version(w2);  // the opaque read's test
+      if (!Core::final_locked(w1) || !cm.wait_on_locked(polls)) break;
+      platform::backoff_ns(64);
+    }
+    tx.read_notes |= (exact ? 0u : lock_word::lock_bit) | (dooms_read(cm, w1, tx.tid) ? lock_word::prelock_bit : 0u);
+    return bits;
   }
 
   /// publish(), after fence (A) and before the write-back: every lock entry is
