@@ -87,7 +87,7 @@ struct backoff : manager_base {
     if (!tx.mark_covered(all_covered)) return tx.abort_releasing(abort_cause::validation);
     // (C) pre-locks before read validation; pairs with (C) of every other
     // committer. Needed only for reads of locations we do not write (Dekker).
-    // Otherwise (P) of stm/detail/tx_core.hpp: the value checks below come
+    // Otherwise (P) of docs/stm-core.md#synchronization-table: the value checks below come
     // after our pre-lock CASes.
     if (!all_covered) platform::fence_seq_cst();
     else platform::fence_acquire();

@@ -147,7 +147,7 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
-  // An escalated transaction (stm/detail/tx_core.hpp, "Escalation") takes a
+  // An escalated transaction (docs/stm-core.md#escalation) takes a
   // pre-lock over, so also our read-only locks, as its final lock (and may
   // write under it: a read validated under such a lock then no longer holds)
   // or as a shared lock (it writes nothing, but gives the lock back to any

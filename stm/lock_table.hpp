@@ -84,7 +84,7 @@ struct lock_table_ref {
     return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride + 1]);
   }
 
-  /// The escalation token's fields (stm/detail/tx_core.hpp, "Escalation"):
+  /// The escalation token's fields (docs/stm-core.md#escalation):
   /// bits 0-31 the exclusive holder's tid + 1 (0: none), bit 32 an exclusive
   /// escalation waits (no new shared one enters), bits 33-63 the count of
   /// shared (read-only) escalated transactions.

@@ -16,7 +16,7 @@
 //  lock     the final lock: set only by the pre-lock holder, never stolen;
 //           while set, the owner is writing back its values.
 //  both     shared (read) lock: held by escalated read-only transactions
-//           (stm/detail/tx_core.hpp, "Escalation"); the owner field counts
+//           (docs/stm-core.md#escalation); the owner field counts
 //           their holds. Nobody writes under it; plain readers may read
 //           through it, committers and writers treat it as taken.
 //

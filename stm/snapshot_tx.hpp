@@ -21,7 +21,7 @@
 // loads the clock c, as an opaque read of stm::transaction does, and is
 // accepted when c == snap and w shows neither a final lock nor a pre-lock (a
 // shared lock of an escalated reader is fine: its value cannot change). This
-// is the "c == snap" case of stm/detail/tx_core.hpp's synchronization table
+// is the "c == snap" case of docs/stm-core.md#commit-clock
 // with snap set once, before every read: each read returns the value of the
 // last writer counted in snap (the writers whose clock increment (K) is
 // among the first snap), so every value a body sees belongs to the state

@@ -31,8 +31,7 @@
 //    escalated (read-only ones side by side under shared locks, an update
 //    alone per table): it locks what it touches and cannot
 //    abort on a conflict, so it commits by that attempt (one later if it
-//    escalated as read-only and then wrote; stm/detail/tx_core.hpp,
-//    "Escalation"). A descriptor with fewer than
+//    escalated as read-only and then wrote; docs/stm-core.md#escalation). A descriptor with fewer than
 //    EscalateMinReads reads never escalates.
 //
 // Local variables changed inside a body keep their values across retries:

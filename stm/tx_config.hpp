@@ -23,8 +23,7 @@ namespace stm {
 ///
 /// With a lock table that keeps the commit clock (the default), an opaque read
 /// re-validates the earlier reads only when an update committed since the last
-/// validation (see the synchronization table of
-/// stm/detail/tx_core.hpp): O(R) per attempt while
+/// validation (docs/stm-core.md#commit-clock): O(R) per attempt while
 /// nothing commits, the same checks as without a clock otherwise.
 ///
 /// Record = true: the descriptor logs its history into a stm::history
@@ -32,8 +31,7 @@ namespace stm {
 /// It stays the fourth parameter (positional uses predate escalation).
 ///
 /// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
-/// (see "Escalation" in
-/// stm/detail/tx_core.hpp) at its attempt EscalateAfter (0-based) once one
+/// (docs/stm-core.md#escalation) at its attempt EscalateAfter (0-based) once one
 /// of its attempts read at least EscalateMinReads locations, and at attempt
 /// 4 x EscalateAfter in any case; a descriptor with MaxReads below
 /// EscalateMinReads never does.

@@ -34,8 +34,7 @@
 // then the attempt runs without a slot, so no wait for the gate is unbounded
 // whatever the caller holds (a slot taken by tx.begin() long before the body
 // runs, a warp collective its lanes wait at). A descriptor enters the gate
-// before it waits for the escalation token (stm/detail/tx_core.hpp,
-// "Escalation").
+// before it waits for the escalation token (docs/stm-core.md#escalation).
 // All of it is relaxed: the gate orders no data, it only spaces attempts.
 // On: a lock table built with admission = true, or with the default and the
 // environment variable STM_ADMISSION=1. Off by default: it speeds up long

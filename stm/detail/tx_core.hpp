@@ -232,8 +232,8 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
   /// Opacity after a new read (the last entry): every read holds at one
   /// moment, and no read's location is claimed by a committer (pre-lock or
   /// final lock). With a commit clock, the earlier reads are checked only when
-  /// the clock moved since the last validation (the argument is in the
-  /// synchronization table), the new one always (by its w1 while the clock
+  /// the clock moved since the last validation (the argument is in
+  /// docs/stm-core.md#commit-clock), the new one always (by its w1 while the clock
   /// stands still); without one, every read is checked again behind the
   /// fence (O).
   /// (O), a seq_cst fence, without a clock, once there are two reads: why
@@ -331,7 +331,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     if (Config::escalates && escalated == escalated_shared) {
       // Escalated shared on the guess that it reads only: wrong. The next
       // attempt escalates exclusively (one attempt more than the bound of a
-      // read-only transaction; see "Escalation").
+      // read-only transaction; docs/stm-core.md#escalation).
       wrote = 1;
       fail(abort_cause::validation);
       return;

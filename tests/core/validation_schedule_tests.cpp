@@ -258,4 +258,113 @@ TEST_F(ValidationSchedule, OpaqueReadFailsWhenThePreLockItPollsIsCommitted) {
   EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
 }
 
+// An opaque read-only transaction never commits the cycle U2 -> U1 -> R -> U2:
+// its read that closes it fails, so its commit needs no validation of its own
+// for opacity (docs/stm-core.md#read-only-validation):
+//   R  (thread 3, opaque, the default tuning): reads y (20) before anything;
+//   U2 (thread 1), U1 (thread 2): claim_y (U2's pre-lock of y and both clock
+//      increments come after R's snapshot);
+//   R  reads x (11, U1's): the clock moved, so every read is checked again;
+//      y's lock word shows U2's pre-lock: the read fails, and R with it.
+// A re-check that skipped the earlier reads while the clock moved, or passed
+// over a pre-lock, lets R see x = 11 beside y = 20; a read-only commit that
+// did not validate would then commit it.
+TEST_F(ValidationSchedule, OpaqueReadOnlyTransactionFailsAtTheReadThatClosesTheCycle) {
+  using opaque_tx = stm::transaction<stm::prstm, stm::tx_config<4, 4, /*Opaque=*/true>>;
+  std::mutex m;
+  std::condition_variable cv;
+  int step = 0;  // 1: R read y; 2: claim_y done
+  bool r_active = true, r_committed = true;
+  stm::abort_cause r_cause = stm::abort_cause::semantic;
+  std::uint64_t r_y = 0;
+  std::thread r([&] {
+    opaque_tx tx(table, 3);
+    tx.begin();
+    r_y = tx.read(y);
+    {
+      std::unique_lock<std::mutex> lock(m);
+      step = 1;
+      cv.notify_all();
+      cv.wait(lock, [&] { return step == 2; });
+    }
+    (void)tx.read(x);
+    r_active = tx.active();
+    r_cause = tx.cause();
+    r_committed = r_active && tx.commit();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return step == 1; });
+  }
+  claim_y(1, 2);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    step = 2;
+    cv.notify_all();
+  }
+  r.join();
+  EXPECT_EQ(r_y, 20u);
+  EXPECT_FALSE(r_active) << "R read y = 20 before U2's pre-lock and then x from U1, which U2 precedes";
+  EXPECT_EQ(r_cause, stm::abort_cause::validation);
+  EXPECT_FALSE(r_committed);
+  finish_u2();
+  EXPECT_TRUE(u2_committed);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{11, 31, 31, 40}));
+}
+
+// An escalated update holds every lock it took, read or written, until its
+// write-back is done: stopped at its commit clock increment (after its final
+// locks, right before it writes back), each of x, y and z is final-locked by
+// it. A commit that gave back a lock before its write-back (its read-only
+// locks, or its write locks before the values are out) would let another
+// transaction read the old value of a location whose write is under way, or
+// overwrite one the escalated transaction's writes depend on.
+//   E (thread 4): attempt 0 reads x, y, z, writes x and y and meets a lock it
+//   cannot see (lock_conflict, retried); attempt 1 runs escalated exclusively
+//   (EscalateAfter = 1, EscalateMinReads = 1), takes x, y and z as its final
+//   locks, writes x = x + z and y = y + z, and commits.
+TEST_F(ValidationSchedule, EscalatedCommitHoldsEveryLockUntilItsWriteBackIsDone) {
+  using escalating_tx = stm::transaction<stm::prstm, stm::tx_config<4, 4, true, false, 1, 1>>;
+  ASSERT_TRUE(table.has_clock());
+  stop_at e_stop(perturb::point::before_rmw, table.clock, 1);
+  bool e_committed = false;
+  std::uint64_t e_escalations = 0;
+  std::thread e([&] {
+    escalating_tx tx(table, 4);
+    tx.begin();
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const std::uint64_t xv = tx.read(x), yv = tx.read(y), zv = tx.read(z);
+      tx.write(x, xv + zv);
+      tx.write(y, yv + zv);
+      if (attempt == 0) {
+        tx.lock_conflict();
+        if (!tx.retry()) break;
+        continue;
+      }
+      perturb::set_thread_hook(&stop_at::hook, &e_stop);
+      e_committed = tx.commit();
+      perturb::set_thread_hook(nullptr, nullptr);
+    }
+    e_escalations = tx.counters().escalations;
+    e_stop.finish();
+  });
+  const bool e_stopped = e_stop.wait_stopped_or_finished();
+  if (e_stopped) {
+    const auto snap = locks.snapshot();
+    for (const std::uint64_t* loc : {x, y, z}) {
+      const std::uint32_t word = snap[table.index_of(loc)];
+      EXPECT_TRUE(stm::lock_word::is_final(word) && stm::lock_word::owner(word) == 4u)
+          << "location " << (loc - x) << "'s lock is not E's final lock at E's write-back (word " << word << ")";
+    }
+    EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{10, 20, 30, 40})) << "nothing written back yet";
+    e_stop.release();
+  }
+  e.join();
+  EXPECT_TRUE(e_stopped) << "E never incremented the commit clock";
+  EXPECT_TRUE(e_committed);
+  EXPECT_EQ(e_escalations, 1u);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{40, 50, 30, 40}));
+  for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
+}
+
 }  // namespace
