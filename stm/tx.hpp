@@ -193,6 +193,17 @@ class transaction {
     }
   }
 
+  /// For the drivers that schedule their lanes' attempts (TX_FOR and
+  /// TX_BEGIN/TX_END's loop, the transaction table): admission control
+  /// (stm/detail/admission.hpp) is decided at the lane's turn by admit()
+  /// instead of by a bounded wait when an attempt opens.
+  STM_HD void drive_admission(bool on) { core_.admission.by_driver = on; }
+  /// The driver's turn: true when the next attempt (a retry if retryable(),
+  /// else a new transaction) may open now; false when its gate is full: the
+  /// driver pauses the lane admission_pause_ns() and asks again.
+  STM_HD bool admit() { return core_.admission.try_enter(core_.table, retryable()); }
+  STM_HD std::uint32_t admission_pause_ns() const { return core_.admission.refusal_pause_ns(core_.tid); }
+
   STM_HD bool active() const { return core_.status == tx_status::active; }
   STM_HD bool committed() const { return core_.status == tx_status::committed; }
   STM_HD tx_status status() const { return core_.status; }

@@ -70,12 +70,22 @@ struct admission_state {
   static constexpr std::uint32_t max_tries = 8;
 
   std::uint16_t heat = 0;
-  std::uint8_t held = 0;    // this attempt holds a slot of gate `group`
+  std::uint8_t held = 0;       // this attempt holds a slot of gate `group`
+  std::uint8_t reserved = 0;   // by_driver: a slot taken at the lane's turn for the attempt about to open
+  std::uint8_t by_driver = 0;  // a driver (tx_loop, the table) decides admission at its lanes' turns
+  std::uint8_t refused = 0;    // by_driver: turns refused in a row (at most max_tries)
   std::uint32_t group = 0;
 
-  /// Before an attempt (before the escalation token).
+  /// Before an attempt (before the escalation token). Under a driver the
+  /// decision was made at the lane's turn (try_enter): the attempt takes the
+  /// slot reserved then, if any, and never waits here.
   STM_HD void enter(const lock_table_ref& t, std::uint32_t tid, std::uint32_t attempt) {
 #if STM_ADMISSION
+    if (by_driver) {
+      held = reserved;
+      reserved = 0;
+      return;
+    }
     if (t.admission == nullptr || (attempt == 0 && heat < gated)) return;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
@@ -96,6 +106,44 @@ struct admission_state {
     (void)tid;
     (void)attempt;
 #endif
+  }
+
+  /// A driver's turn for a lane whose next attempt is a retry (retry) or a
+  /// new transaction: one look at the gate, no wait. True: the attempt may
+  /// open now (with a reserved slot, or none needed, or after max_tries
+  /// refusals in a row: the bound); false: the gate is full, the lane pauses
+  /// refusal_pause_ns() while the other lanes of its warp go on, and asks
+  /// again. Unlike a wait inside the attempt's start, no lane of the warp
+  /// ever waits at a collective for a lane that waits for a slot: the pause
+  /// is one of the driver's deadlines (stm/detail/lane_pause.hpp).
+  STM_HD bool try_enter(const lock_table_ref& t, bool retry) {
+#if STM_ADMISSION
+    if (reserved || t.admission == nullptr || (!retry && heat < gated)) return true;
+    group = platform::sm_id() % t.admission_groups;
+    const auto active = t.admission_active(group);
+    const auto limit = t.admission_limit(group);
+    if (active.load(memory_order_relaxed) < limit.load(memory_order_relaxed)) {
+      if (active.fetch_add(1, memory_order_relaxed) < limit.load(memory_order_relaxed)) {
+        reserved = 1;
+        refused = 0;
+        return true;
+      }
+      active.fetch_sub(1, memory_order_relaxed);
+    }
+    if (++refused < max_tries) return false;
+    refused = 0;  // the bound: this attempt runs without a slot
+    return true;
+#else
+    (void)t;
+    (void)retry;
+    return true;
+#endif
+  }
+  /// The pause after a refused turn: 128 ns doubling per refusal in a row,
+  /// up to 16 us, jittered by the thread id so that refused lanes spread.
+  STM_HD std::uint32_t refusal_pause_ns(std::uint32_t tid) const {
+    const std::uint32_t base = 128u << (refused < 7 ? refused : 7);
+    return base + ((tid * 2654435761u) >> 24) % base;
   }
 
   /// At an attempt's end: conflict = it aborted on a conflict (retryable).

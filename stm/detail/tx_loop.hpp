@@ -145,7 +145,12 @@ class tx_loop {
  public:
   /// file, line: where the form is (for the checks' messages).
   STM_HD tx_loop(Tx& tx, std::uint32_t n, const char* file, int line)
-      : tx_(tx), n_(n), live_(platform::active_mask()), guard_(tx, file, line) {}
+      : tx_(tx), n_(n), live_(platform::active_mask()), guard_(tx, file, line) {
+    tx_.drive_admission(true);
+  }
+  STM_HD ~tx_loop() { tx_.drive_admission(false); }
+  tx_loop(const tx_loop&) = delete;
+  tx_loop& operator=(const tx_loop&) = delete;
 
   /// The next pass: false when this lane has run all its transactions.
   STM_HD bool next() {
@@ -181,6 +186,12 @@ class tx_loop {
         go = escalated && first == key;
       }
 #endif
+      // Admission control: a lane whose gate is full pauses like a retry
+      // (the other lanes go on) and asks again at its next turn.
+      if (go && !tx_.admit()) {
+        pause_.start(tx_.admission_pause_ns());
+        go = false;
+      }
       if (go) {
         ran_ = true;
         return true;
