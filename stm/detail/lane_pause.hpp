@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "stm/platform.hpp"
 
@@ -42,6 +44,33 @@ struct lane_pause {
     return 0;
   }
 };
+
+/// Whether a driver's descriptor type takes part in admission control
+/// (stm::transaction: drive_admission, admit, admission_pause_ns); the
+/// drivers also run descriptors without it (a workload's native baseline).
+template <class Tx, class = void>
+struct drives_admission : std::false_type {};
+template <class Tx>
+struct drives_admission<Tx, std::void_t<decltype(std::declval<Tx&>().admit())>> : std::true_type {};
+
+/// The driver's side of admission control (stm/detail/admission.hpp): on for
+/// the lifetime of a form or a drain on descriptor tx.
+template <class Tx>
+STM_HD inline void drive_admission(Tx& tx, bool on) {
+  if constexpr (drives_admission<Tx>::value) tx.drive_admission(on);
+}
+/// A lane's turn: true when its next attempt may open now; false when its
+/// gate is full, with the pause to take in `pause_ns`.
+template <class Tx>
+STM_HD inline bool admitted(Tx& tx, std::uint32_t& pause_ns) {
+  if constexpr (drives_admission<Tx>::value) {
+    if (tx.admit()) return true;
+    pause_ns = tx.admission_pause_ns();
+    return false;
+  } else {
+    return true;
+  }
+}
 
 /// One turn of the lanes of `live` (every one of them calls it, at the same
 /// call site): true when this lane's pause is over and it may run now. When

@@ -146,9 +146,9 @@ class tx_loop {
   /// file, line: where the form is (for the checks' messages).
   STM_HD tx_loop(Tx& tx, std::uint32_t n, const char* file, int line)
       : tx_(tx), n_(n), live_(platform::active_mask()), guard_(tx, file, line) {
-    tx_.drive_admission(true);
+    drive_admission(tx_, true);
   }
-  STM_HD ~tx_loop() { tx_.drive_admission(false); }
+  STM_HD ~tx_loop() { drive_admission(tx_, false); }
   tx_loop(const tx_loop&) = delete;
   tx_loop& operator=(const tx_loop&) = delete;
 
@@ -188,8 +188,8 @@ class tx_loop {
 #endif
       // Admission control: a lane whose gate is full pauses like a retry
       // (the other lanes go on) and asks again at its next turn.
-      if (go && !tx_.admit()) {
-        pause_.start(tx_.admission_pause_ns());
+      if (std::uint32_t ns = 0; go && !admitted(tx_, ns)) {
+        pause_.start(ns);
         go = false;
       }
       if (go) {

@@ -222,7 +222,7 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
     return;
   }
   drainer<Entry, Tx, Run, Blocks> d(entries, state, threads, count, tx, run, p, blocks);
-  tx.drive_admission(true);
+  drive_admission(tx, true);
   d.begin_block(tid);
   std::uint32_t live = platform::active_mask();
   for (;;) {
@@ -232,13 +232,13 @@ STM_HD void drain_blocks(const Entry* entries, std::uint32_t* state, std::uint32
     // Pausing while other lanes attempt (or every lane pauses: the warp slept
     // until the first deadline), or a new pass after its pause.
     if (!lane_turn(live, d.waiting) || !d.have) continue;
-    if (!tx.admit()) {  // admission control: a full gate pauses the lane like a retry
-      d.pause(tx.admission_pause_ns());
+    if (std::uint32_t ns = 0; !admitted(tx, ns)) {  // admission control: a full gate pauses the lane like a retry
+      d.pause(ns);
       continue;
     }
     d.attempt();
   }
-  tx.drive_admission(false);
+  drive_admission(tx, false);
 }
 
 /// Per-thread partial counts of txtable::audit(): five arrays of `threads`
