@@ -8,8 +8,8 @@
 //   stm::dist::transaction   PR-STM over a transport, priorities global
 //   stm::dist::atomically    run a body until it commits
 //   stm::dist::sim_space     N simulated PEs in one process (CPU or one GPU)
-//   stm::dist::nvshmem_space one process per GPU over NVSHMEM
-//                            (stm/dist/nvshmem.hpp, PRSTM_WITH_NVSHMEM builds)
+// and, in builds with PRSTM_WITH_NVSHMEM, nvshmem_space and nvshmem_transport
+// (stm/dist/nvshmem.hpp): one process per GPU over NVSHMEM.
 //
 // A thread's priority is stm::dist::priority(pe, local_tid, npes): unique
 // across PEs while local_tid < threads_per_pe_limit(npes). The design and its
