@@ -98,8 +98,18 @@ class transaction {
   STM_HD T read(gptr<T> a) {
     static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "distributed words are 4-byte values");
     if (!active()) return T{};
-    for (std::uint32_t i = 0; i < n_writes_; ++i)  // read own write
-      if (writes_[i].pe == a.pe && writes_[i].index == a.index) return from_bits<T>(writes_[i].value);
+    {  // read own write
+      bool own = false;
+      std::uint32_t mine = 0;
+      each<MaxWrites>(n_writes_, [&](std::uint32_t i) {
+        if (writes_[i].pe == a.pe && writes_[i].index == a.index) {
+          own = true;
+          mine = writes_[i].value;
+        }
+        return !own;
+      });
+      if (own) return from_bits<T>(mine);
+    }
     const std::uint32_t slot = shape_.lock_slot(a.index);
     std::uint32_t w1 = 0, v = 0;
     for (std::uint32_t polls = 0;; ++polls) {
@@ -119,7 +129,7 @@ class transaction {
       fail(abort_cause::capacity);
       return T{};
     }
-    reads_[n_reads_++] = read_entry{a.pe, a.index, slot, lock_word::version(w1), v, 0};
+    put(reads_, n_reads_++, read_entry{a.pe, a.index, slot, lock_word::version(w1), v, 0});
     return from_bits<T>(v);
   }
 
@@ -128,28 +138,34 @@ class transaction {
     static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "distributed words are 4-byte values");
     if (!active()) return;
     const std::uint32_t bits = to_bits(value);
-    for (std::uint32_t i = 0; i < n_writes_; ++i)
+    bool rewritten = false;
+    each<MaxWrites>(n_writes_, [&](std::uint32_t i) {
       if (writes_[i].pe == a.pe && writes_[i].index == a.index) {
         writes_[i].value = bits;
-        return;
+        rewritten = true;
       }
+      return !rewritten;
+    });
+    if (rewritten) return;
     if (n_writes_ == MaxWrites) {
       fail(abort_cause::capacity);
       return;
     }
     const std::uint32_t slot = shape_.lock_slot(a.index);
-    writes_[n_writes_++] = write_entry{a.pe, a.index, bits};
-    for (std::uint32_t k = 0; k < n_locks_; ++k)
-      if (locks_[k].pe == a.pe && locks_[k].slot == slot) return;
+    put(writes_, n_writes_++, write_entry{a.pe, a.index, bits});
+    std::uint32_t ignored = 0;
+    if (own_lock(a.pe, slot, ignored)) return;
     // The version to pre-lock at: the newest read under this lock, or the
     // lock word's now (a blind write).
     bool known = false;
     std::uint32_t version = 0;
-    for (std::uint32_t i = 0; i < n_reads_; ++i)
+    each<MaxReads>(n_reads_, [&](std::uint32_t i) {
       if (reads_[i].pe == a.pe && reads_[i].slot == slot) {
         version = reads_[i].version;
         known = true;
       }
+      return true;
+    });
     for (std::uint32_t polls = 0; !known; ++polls) {
       const std::uint32_t w = net_.load(region::locks, a.pe, slot);
       if (!lock_word::is_locked(w)) {
@@ -162,7 +178,7 @@ class transaction {
         platform::backoff_ns(64);
       }
     }
-    locks_[n_locks_++] = lock_entry{a.pe, slot, version, lock_none};
+    put(locks_, n_locks_++, lock_entry{a.pe, slot, version, lock_none});
   }
 
   /// The body gives this transaction up (not retried).
@@ -183,85 +199,86 @@ class transaction {
   /// Step 1, then (C).
   STM_HD bool prelock_writes() {
     bool missed = false;
-    for (std::uint32_t k = 0; k < n_locks_; ++k) {  // first pass: free words only, no steal
+    const bool taken = each<MaxWrites>(n_locks_, [&](std::uint32_t k) {  // first pass: free words only, no steal
       lock_entry& e = locks_[k];
       std::uint32_t seen = lock_word::make_unlocked(e.version);
-      if (net_.cas(region::locks, e.pe, e.slot, seen, lock_word::make_prelocked(e.version, prio_)))
-        e.state = lock_pre;
-      else if (refuses(e, seen))
-        return abort_releasing(abort_cause::prelock);
-      else
-        missed = true;
-    }
-    for (std::uint32_t k = 0; missed && k < n_locks_; ++k) {  // second pass: steal lower priorities
-      lock_entry& e = locks_[k];
-      if (e.state == lock_pre) continue;
-      std::uint32_t cur = net_.load(region::locks, e.pe, e.slot);
-      for (;;) {
-        if (refuses(e, cur)) return abort_releasing(abort_cause::prelock);
-        if (net_.cas(region::locks, e.pe, e.slot, cur, lock_word::make_prelocked(e.version, prio_))) {
-          if (lock_word::is_prelocked(cur)) ++counters_.steals;
-          e.state = lock_pre;
-          break;
-        }
-      }
-    }
+      if (net_.cas(region::locks, e.pe, e.slot, seen, lock_word::make_prelocked(e.version, prio_))) e.state = lock_pre;
+      else if (refuses(e, seen)) return false;
+      else missed = true;
+      return true;
+    });
+    if (!taken) return abort_releasing(abort_cause::prelock);
+    if (missed && !each<MaxWrites>(n_locks_, [&](std::uint32_t k) {  // second pass: steal lower priorities
+          lock_entry& e = locks_[k];
+          if (e.state == lock_pre) return true;
+          std::uint32_t cur = net_.load(region::locks, e.pe, e.slot);
+          for (;;) {
+            if (refuses(e, cur)) return false;
+            if (net_.cas(region::locks, e.pe, e.slot, cur, lock_word::make_prelocked(e.version, prio_))) {
+              if (lock_word::is_prelocked(cur)) ++counters_.steals;
+              e.state = lock_pre;
+              return true;
+            }
+          }
+        }))
+      return abort_releasing(abort_cause::prelock);
     net_.fence_seq_cst();  // (C)
     return true;
   }
 
   /// Step 2.
   STM_HD bool validate_reads() {
-    for (std::uint32_t i = 0; i < n_reads_; ++i) {
+    const bool valid = each<MaxReads>(n_reads_, [&](std::uint32_t i) {
       read_entry& r = reads_[i];
-      const lock_entry* mine = own_lock(r.pe, r.slot);
-      if (mine != nullptr) {  // covered: checked by version now, by value under the final lock
-        if (mine->version != r.version) return abort_releasing(abort_cause::validation);
-        continue;
-      }
+      std::uint32_t locked_at = 0;
+      // Covered (a lock we pre-locked): checked by version now, by value under the final lock.
+      if (own_lock(r.pe, r.slot, locked_at)) return locked_at == r.version;
       std::uint32_t w = net_.load(region::locks, r.pe, r.slot);
       std::uint32_t v = net_.load(region::data, r.pe, r.index);
       for (;;) {
-        if (lock_word::version(w) != r.version || lock_word::is_locked(w) || v != r.value)
-          return abort_releasing(abort_cause::validation);
-        if (!lock_word::is_prelocked(w) || lock_word::owner(w) == prio_) break;
-        if (outranks(lock_word::owner(w), prio_)) return abort_releasing(abort_cause::validation);
+        if (lock_word::version(w) != r.version || lock_word::is_locked(w) || v != r.value) return false;
+        if (!lock_word::is_prelocked(w) || lock_word::owner(w) == prio_) return true;
+        if (outranks(lock_word::owner(w), prio_)) return false;  // a higher priority will write it
         if (net_.cas(region::locks, r.pe, r.slot, w, lock_word::make_prelocked(r.version, prio_))) {
           r.stolen = 1;  // its lower-priority writer now fails step 3
           ++counters_.steals;
-          break;
+          return true;
         }
         v = net_.load(region::data, r.pe, r.index);  // the word moved: look at both again
       }
-    }
-    return true;
+    });
+    return valid ? true : abort_releasing(abort_cause::validation);
   }
 
   /// Step 3, the covered values, (A), write-back, (B), unlock.
   STM_HD bool finalize() {
     bool locked = true;
-    for (std::uint32_t k = 0; k < n_locks_; ++k) {
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
       lock_entry& e = locks_[k];
       std::uint32_t expect = lock_word::make_prelocked(e.version, prio_);
-      if (net_.cas(region::locks, e.pe, e.slot, expect, lock_word::make_locked(e.version, prio_)))
-        e.state = lock_final;
-      else
-        locked = false;
-    }
+      if (net_.cas(region::locks, e.pe, e.slot, expect, lock_word::make_locked(e.version, prio_))) e.state = lock_final;
+      else locked = false;
+      return true;
+    });
     if (!locked) return abort_releasing(abort_cause::lock);
-    for (std::uint32_t i = 0; i < n_reads_; ++i) {
+    const bool values = each<MaxReads>(n_reads_, [&](std::uint32_t i) {
       const read_entry& r = reads_[i];
-      if (own_lock(r.pe, r.slot) != nullptr && net_.load(region::data, r.pe, r.index) != r.value)
-        return abort_releasing(abort_cause::validation);
-    }
+      std::uint32_t ignored = 0;
+      return !own_lock(r.pe, r.slot, ignored) || net_.load(region::data, r.pe, r.index) == r.value;
+    });
+    if (!values) return abort_releasing(abort_cause::validation);
     net_.fence_release();  // (A)
-    for (std::uint32_t i = 0; i < n_writes_; ++i) net_.store(region::data, writes_[i].pe, writes_[i].index, writes_[i].value);
+    each<MaxWrites>(n_writes_, [&](std::uint32_t i) {
+      net_.store(region::data, writes_[i].pe, writes_[i].index, writes_[i].value);
+      return true;
+    });
     net_.fence_release();  // (B)
-    for (std::uint32_t k = 0; k < n_locks_; ++k) {
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
       lock_entry& e = locks_[k];
       net_.store(region::locks, e.pe, e.slot, lock_word::make_unlocked(lock_word::next_version(e.version)));
       e.state = lock_none;
-    }
+      return true;
+    });
     release_stolen_reads();
     status_ = tx_status::committed;
     ++counters_.commits;
@@ -321,22 +338,63 @@ class transaction {
            (lock_word::is_prelocked(cur) && lock_word::owner(cur) != prio_ && outranks(lock_word::owner(cur), prio_));
   }
 
-  STM_HD const lock_entry* own_lock(std::uint32_t pe, std::uint32_t slot) const {
-    for (std::uint32_t k = 0; k < n_locks_; ++k)
-      if (locks_[k].pe == pe && locks_[k].slot == slot) return &locks_[k];
-    return nullptr;
+  /// Small sets are scanned by fully unrolled loops with constant indices, so
+  /// that the descriptor stays in registers on the GPU (as the core's:
+  /// docs/design-decisions.md#descriptor-in-registers).
+  static constexpr bool unrolled = MaxReads <= 8 && MaxWrites <= 8;
+
+  /// f(i) for i < n of a set of capacity N, in order; stops when f returns
+  /// false and returns false then.
+  template <std::uint32_t N, class F>
+  STM_HD static bool each(std::uint32_t n, F&& f) {
+    if constexpr (unrolled) {
+      bool go = true;
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < N; ++i)
+        if (go && i < n) go = f(i);
+      return go;
+    } else {
+      for (std::uint32_t i = 0; i < n; ++i)
+        if (!f(i)) return false;
+      return true;
+    }
+  }
+  /// set[at] = v, by constant indices when the sets are small.
+  template <std::uint32_t N, class E>
+  STM_HD static void put(E (&set)[N], std::uint32_t at, const E& v) {
+    if constexpr (unrolled) {
+      STM_UNROLL
+      for (std::uint32_t i = 0; i < N; ++i)
+        if (i == at) set[i] = v;
+    } else {
+      set[at] = v;
+    }
+  }
+
+  /// Whether this attempt has lock (pe, slot) in its write set; its version then.
+  STM_HD bool own_lock(std::uint32_t pe, std::uint32_t slot, std::uint32_t& version) const {
+    bool found = false;
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
+      if (locks_[k].pe == pe && locks_[k].slot == slot) {
+        found = true;
+        version = locks_[k].version;
+      }
+      return !found;
+    });
+    return found;
   }
 
   STM_HD bool commit_read_only() {
     net_.fence_seq_cst();  // (S)
-    for (std::uint32_t i = 0; i < n_reads_; ++i) {
+    const bool valid = each<MaxReads>(n_reads_, [&](std::uint32_t i) {
       const read_entry& r = reads_[i];
       const std::uint32_t w = net_.load(region::locks, r.pe, r.slot);
       const std::uint32_t v = net_.load(region::data, r.pe, r.index);
-      if (!lock_word::is_free(w) || lock_word::version(w) != r.version || v != r.value) {
-        fail(abort_cause::validation);
-        return false;
-      }
+      return lock_word::is_free(w) && lock_word::version(w) == r.version && v == r.value;
+    });
+    if (!valid) {
+      fail(abort_cause::validation);
+      return false;
     }
     status_ = tx_status::committed;
     ++counters_.commits;
@@ -344,20 +402,22 @@ class transaction {
   }
 
   STM_HD void release_stolen_reads() {
-    for (std::uint32_t i = 0; i < n_reads_; ++i) {
+    each<MaxReads>(n_reads_, [&](std::uint32_t i) {
       read_entry& r = reads_[i];
-      if (!r.stolen) continue;
-      std::uint32_t expect = lock_word::make_prelocked(r.version, prio_);
-      net_.cas(region::locks, r.pe, r.slot, expect, lock_word::make_unlocked(r.version));
-      r.stolen = 0;
-    }
+      if (r.stolen) {
+        std::uint32_t expect = lock_word::make_prelocked(r.version, prio_);
+        net_.cas(region::locks, r.pe, r.slot, expect, lock_word::make_unlocked(r.version));
+        r.stolen = 0;
+      }
+      return true;
+    });
   }
 
   /// Give back every lock of the attempt (nothing was written back): pre-locks
   /// by CAS (they may have been stolen), final locks by a store of the
   /// unchanged version; then fail with cause c.
   STM_HD bool abort_releasing(abort_cause c) {
-    for (std::uint32_t k = 0; k < n_locks_; ++k) {
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
       lock_entry& e = locks_[k];
       if (e.state == lock_pre) {
         std::uint32_t expect = lock_word::make_prelocked(e.version, prio_);
@@ -366,7 +426,8 @@ class transaction {
         net_.store(region::locks, e.pe, e.slot, lock_word::make_unlocked(e.version));
       }
       e.state = lock_none;
-    }
+      return true;
+    });
     release_stolen_reads();
     fail(c);
     return false;

@@ -9,6 +9,8 @@
 // NVSHMEM reductions, the kernel time is the slowest PE's, and every process
 // verifies the same totals (each prints its result; the launcher keeps rank
 // 0's on stdout).
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -19,6 +21,26 @@
 namespace bench_bank {
 
 bool nvshmem_launched() { return stm::dist::nvshmem_session::launched(); }
+
+namespace {
+/// A process the launcher started works on GPU rank (mod the GPUs) from its
+/// first CUDA call on: stm_bench asks the device about its memory and SMs
+/// before the run, which would otherwise open a context on GPU 0 in every
+/// process. Runs before main (a static initializer of this file).
+[[maybe_unused]] const bool device_chosen = [] {
+  const char* rank = std::getenv("PRSTM_PE_RANK");
+  if (!nvshmem_launched() || rank == nullptr) return false;
+  int gpus = 0;
+  cudaError_t e = cudaGetDeviceCount(&gpus);
+  if (e == cudaSuccess && gpus > 0) e = cudaSetDevice(static_cast<int>(std::strtol(rank, nullptr, 10) % gpus));
+  if (e != cudaSuccess || gpus <= 0) {
+    std::fprintf(stderr, "stm_bench: cannot choose the GPU of PE %s: %s\n", rank,
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no GPU");
+    std::exit(1);
+  }
+  return true;
+}();
+}  // namespace
 
 namespace {
 

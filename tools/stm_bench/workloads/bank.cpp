@@ -133,6 +133,7 @@ std::vector<bench::result> run_dist(const bench::options& o) {
     out = stm::workloads::dist_bank::run_sim<stm::cpu_exec>(c);
   bench::result r = bench::base_result(o, "prstm", c.threads);
   r.integer("pes", c.npes).num("cross", c.cross).str("pe_transport", transport);
+  r.integer("threads_total", static_cast<std::int64_t>(c.npes) * c.threads);  // "threads" is per PE
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", c.lock_spread);
   r.integer("transfers", static_cast<std::int64_t>(out.transfers));
   r.integer("cross_commits", static_cast<std::int64_t>(out.cross_commits));
