@@ -7,10 +7,12 @@
 // and keeps the PR-STM protocol of the single-GPU core (stm/prstm.hpp) with
 // the priority rule global (priorities unique across PEs):
 //
-//   read     w1 = lock.load(acquire); v = data.load; (R) fence_acquire;
-//            w2 = lock.load. Accepted when neither look shows a final lock
-//            and both show one version (polled a few times, then abort
-//            read_locked). Validated again at commit by version AND value.
+//   read     w1 = lock.load, v = data.load, both relaxed and in flight
+//            together (one round trip to a remote PE). A final lock is
+//            polled a few times, then the attempt aborts (read_locked).
+//            The pair may be torn: the commit validates every read by
+//            version AND value behind its fence (C) or (S), as the core's
+//            commit-time validation (Opaque = false, stm/detail/tx_core.hpp).
 //   commit   1. pre-lock every lock of the write set: CAS unlocked(v) ->
 //               prelocked(v, p); refused by a moved version, a final lock
 //               or a higher priority's pre-lock (abort prelock); a lower
@@ -27,12 +29,13 @@
 //               higher priority stole it: abort (lock).
 //               The values of the reads of locations we write are checked
 //               now (nobody can change them under our final locks).
-//            (A) fence_release: final locks before the write-back; pairs
-//               with a reader's (R), so that a reader whose data load saw a
-//               written-back value sees the final lock in its w2.
+//            (A) fence_release: final locks before the write-back (a
+//               validation that sees a written-back value sees the final
+//               lock or the bumped version).
 //            4. write back; (B) fence_release; unlock with the version bumped
-//               (pairs with a reader's acquire load of w1); give back stolen
-//               read pre-locks.
+//               (pairs with the acquire of a pre-lock CAS that reads it, and
+//               of the fences (C) and (S) of a later validation); give back
+//               stolen read pre-locks.
 //   read-only commit: (S) fence_seq_cst, then every read still current and
 //            unclaimed (no final lock, no pre-lock), as the core's
 //            validate_read_only (stm/detail/tx_core.hpp gives the cycle a
@@ -44,7 +47,8 @@
 // The differences from the core: no escalation, no commit clock, no opaque
 // reads (a body may see a torn snapshot; its commit fails then, and a body
 // must not loop on what it read), 4-byte words only, one protocol (prstm)
-// rather than a choice of managers.
+// rather than a choice of managers. The fences are the transport's: system
+// scope under NVSHMEM (stm/dist/nvshmem.hpp).
 #pragma once
 
 #include <cstdint>
@@ -113,12 +117,9 @@ class transaction {
     const std::uint32_t slot = shape_.lock_slot(a.index);
     std::uint32_t w1 = 0, v = 0;
     for (std::uint32_t polls = 0;; ++polls) {
-      w1 = net_.load(region::locks, a.pe, slot, memory_order_acquire);  // pairs with (B)
+      w1 = net_.load(region::locks, a.pe, slot);
       v = net_.load(region::data, a.pe, a.index);
-      net_.fence_acquire();  // (R): pairs with (A)
-      const std::uint32_t w2 = net_.load(region::locks, a.pe, slot);
-      if (!lock_word::is_locked(w1) && !lock_word::is_locked(w2) && lock_word::version(w1) == lock_word::version(w2))
-        break;
+      if (!lock_word::is_locked(w1)) break;
       if (polls == read_polls) {
         fail(abort_cause::read_locked);
         return T{};
