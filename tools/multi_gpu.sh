@@ -42,6 +42,9 @@ fi
 
 export NVSHMEM_DISABLE_NVLS=1
 export NCCL_NVLS_ENABLE=0
+# Every process runs on this machine: the unique-id bootstrap's sockets use the
+# loopback interface unless told otherwise (a machine may have no other).
+export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME="${NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME:-lo}"
 # NVSHMEM loads its bootstrap and transport plugins by name: the wheel's folder
 # must be on the library path (NVSHMEM_HOME/lib for an installed NVSHMEM).
 libdir=""
