@@ -24,7 +24,7 @@ done
 
 if [ "$multi_gpu" = 1 ]; then
   if python3 -c 'import nvidia.nvshmem' >/dev/null 2>&1; then
-    echo "setup: NVSHMEM present ($(python3 -c 'import nvidia.nvshmem, os; print(os.path.dirname(nvidia.nvshmem.__file__))'))"
+    echo "setup: NVSHMEM present ($(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])'))"
   else
     echo "setup: installing nvidia-nvshmem-cu13 (pip)"
     python3 -m pip install --quiet nvidia-nvshmem-cu13
