@@ -219,7 +219,7 @@ int run_peer(unsigned ops) {
 
 #if PRSTM_WITH_NVSHMEM
 int run_nvshmem(unsigned ops) {
-  stm::dist::nvshmem_session session;  // the launcher's unique-id bootstrap; sets this process's GPU
+  stm::dist::nvshmem_runtime runtime;  // the launcher's unique-id bootstrap; sets this process's GPU
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
   int dev = 0, gpus = 0;
   IB_CHECK(cudaGetDevice(&dev));

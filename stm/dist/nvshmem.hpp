@@ -19,7 +19,7 @@
 // PRSTM_UNIQUEID_FILE, with PRSTM_PE_RANK and PRSTM_PE_COUNT); the others
 // wait for the file, then all call nvshmemx_init_attr with
 // NVSHMEMX_INIT_WITH_UNIQUEID. NVLink multicast stays off: the launcher sets
-// NVSHMEM_DISABLE_NVLS=1 and NCCL_NVLS_ENABLE=0, and nvshmem_session refuses
+// NVSHMEM_DISABLE_NVLS=1 and NCCL_NVLS_ENABLE=0, and nvshmem_runtime refuses
 // to start without the first.
 #pragma once
 
@@ -131,12 +131,12 @@ struct nvshmem_transport {
 /// NVSHMEM started from the unique-id bootstrap (see the file comment), one
 /// per process; nvshmem_finalize at its end. The process's GPU: rank modulo
 /// the visible GPUs.
-class nvshmem_session {
+class nvshmem_runtime {
  public:
   /// From the launcher's environment (tools/multi_gpu.sh).
   static bool launched() { return std::getenv("PRSTM_UNIQUEID_FILE") != nullptr; }
 
-  nvshmem_session() {
+  nvshmem_runtime() {
     const char* file = std::getenv("PRSTM_UNIQUEID_FILE");
     const char* rank_s = std::getenv("PRSTM_PE_RANK");
     const char* count_s = std::getenv("PRSTM_PE_COUNT");
@@ -182,9 +182,9 @@ class nvshmem_session {
     if (nvshmem_my_pe() != rank_ || nvshmem_n_pes() != count)
       throw std::runtime_error("NVSHMEM's PE numbering differs from the launcher's ranks");
   }
-  ~nvshmem_session() { nvshmem_finalize(); }
-  nvshmem_session(const nvshmem_session&) = delete;
-  nvshmem_session& operator=(const nvshmem_session&) = delete;
+  ~nvshmem_runtime() { nvshmem_finalize(); }
+  nvshmem_runtime(const nvshmem_runtime&) = delete;
+  nvshmem_runtime& operator=(const nvshmem_runtime&) = delete;
 
   std::uint32_t my_pe() const { return static_cast<std::uint32_t>(nvshmem_my_pe()); }
   std::uint32_t npes() const { return static_cast<std::uint32_t>(nvshmem_n_pes()); }

@@ -20,7 +20,7 @@
 
 namespace bench_bank {
 
-bool nvshmem_launched() { return stm::dist::nvshmem_session::launched(); }
+bool nvshmem_launched() { return stm::dist::nvshmem_runtime::launched(); }
 
 namespace {
 /// A process the launcher started works on GPU rank (mod the GPUs) from its
@@ -75,12 +75,12 @@ struct fill_kernel {
 
 stm::workloads::dist_bank::outcome run_dist_nvshmem(const stm::workloads::dist_bank::config& c) {
   namespace db = stm::workloads::dist_bank;
-  static std::unique_ptr<stm::dist::nvshmem_session> session;  // once per process (stm_bench repeats runs)
-  if (!session) session = std::make_unique<stm::dist::nvshmem_session>();
+  static std::unique_ptr<stm::dist::nvshmem_runtime> runtime;  // once per process (stm_bench repeats runs)
+  if (!runtime) runtime = std::make_unique<stm::dist::nvshmem_runtime>();
   db::check(c);
   const stm::dist::layout shape = db::layout_of(c);
   stm::dist::nvshmem_space space(shape);
-  const std::uint32_t me = session->my_pe();
+  const std::uint32_t me = runtime->my_pe();
   stm::gpu_exec::run(shape.words_per_pe, fill_kernel{space.local_words(), static_cast<std::uint32_t>(c.initial)});
   stm::stats_block stats(stm::backend::gpu);
   stm::buffer<unsigned long long> crossed(stm::backend::gpu, 1);
