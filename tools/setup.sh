@@ -7,15 +7,29 @@
 # backend builds.
 #   --plot   also matplotlib (python3-matplotlib), which tools/plot_results.py needs
 #            to draw the report's figures; nothing else of the project uses it
+#   --multi-gpu  also NVSHMEM (the Python wheel nvidia-nvshmem-cu13: headers, host
+#            and device libraries), which the multi-GPU build (PRSTM_WITH_NVSHMEM,
+#            docs/multi-gpu.md) needs; nothing else of the project uses it
 set -euo pipefail
 
 plot=0
+multi_gpu=0
 for a in "$@"; do
   case "$a" in
     --plot) plot=1 ;;
-    *) echo "setup: unknown option '$a' (known: --plot)" >&2; exit 2 ;;
+    --multi-gpu) multi_gpu=1 ;;
+    *) echo "setup: unknown option '$a' (known: --plot, --multi-gpu)" >&2; exit 2 ;;
   esac
 done
+
+if [ "$multi_gpu" = 1 ]; then
+  if python3 -c 'import nvidia.nvshmem' >/dev/null 2>&1; then
+    echo "setup: NVSHMEM present ($(python3 -c 'import nvidia.nvshmem as m; print(list(m.__path__)[0])'))"
+  else
+    echo "setup: installing nvidia-nvshmem-cu13 (pip)"
+    python3 -m pip install --quiet nvidia-nvshmem-cu13
+  fi
+fi
 
 need=()
 have_header() { echo "#include <$1>" | ${CXX:-c++} -x c++ -std=c++17 -fsyntax-only $2 - >/dev/null 2>&1; }

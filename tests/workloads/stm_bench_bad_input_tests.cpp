@@ -300,6 +300,24 @@ const std::vector<args_t>& table() {
       {"--audit-size", "8192"},
       {"--audit-size", "x"},
       {"--workload", "stack", "--accounts", "100"},
+      // bank --pes N --cross P: the partitioned bank
+      {"--pes", "0"},
+      {"--pes", "-1"},
+      {"--pes", "1025"},
+      {"--pes", "two"},
+      {"--pes", ""},
+      {"--pes", "2", "--cross", "101"},
+      {"--pes", "2", "--cross", "-1"},
+      {"--pes", "2", "--cross", "nan"},
+      {"--cross", "10"},                                   // --cross without --pes
+      {"--pes", "3", "--accounts", "100"},                 // not a multiple of the PEs
+      {"--pes", "4", "--threads", "131073"},               // above 2^19 / 4 priorities per PE
+      {"--pes", "2", "--semantic", "10"},                  // options of the table bank only
+      {"--pes", "2", "--driver", "loop"},
+      {"--pes", "2", "--seconds", "1"},
+      {"--pes", "2", "--cm", "gpustm"},                    // PR-STM's rule only
+      {"--workload", "stack", "--pes", "2"},               // --pes with another workload
+      {"--workload", "queue", "--cross", "10"},
       // queue: --mode, --capacity, --per-thread
       {"--workload", "queue", "--mode", "lifo"},
       {"--workload", "queue", "--mode", "prodcons", "--threads", "6"},

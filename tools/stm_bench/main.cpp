@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -321,6 +322,12 @@ plan resolve(const invocation& inv) {
   if (inv.out_option && inv.out_option->count() > 0 && (inv.out.empty() || inv.out[0] == '-'))
     throw stm::usage_error("--out needs a file name, got '" + inv.out + "'");
   p.quiet = inv.quiet;
+  // One process per GPU (tools/multi_gpu.sh): every process reports the same
+  // totals; only the first appends them to --out and shows progress.
+  if (const char* rank = std::getenv("PRSTM_PE_RANK"); rank != nullptr && std::string(rank) != "0") {
+    p.out.clear();
+    p.quiet = true;
+  }
   p.check = inv.check;
 
   bench::options& o = p.o;

@@ -4,6 +4,9 @@
 // and balance queries; semantic conflicts postponed (prstm) or retried (a
 // manager with semantic_retries, e.g. gpustm). --driver loop|for run the same
 // table from kernels written with TX_BEGIN/TX_END or TX_FOR instead.
+// --pes N [--cross P]: the bank over N PEs (stm::dist, workloads/bank/dist_bank.hpp):
+// N simulated PEs in this process (CPU backend, or one GPU), or one process per
+// GPU when this build has NVSHMEM and tools/multi_gpu.sh started it.
 #include "bank.hpp"
 
 #include "bench.hpp"
@@ -49,7 +52,35 @@ stm::workloads::bank::config make_config(const bench::options& o) {
   return c;
 }
 
+/// The bank's options that the partitioned bank (--pes) does not take: it
+/// drains transfers only, under PR-STM's priority rule.
+const char* const not_with_pes[] = {"semantic", "read-only", "read-all", "audit-size", "presort", "max-postpones",
+                                    "driver", "opaque", "clock", "seconds", "cm-wait", "cm-backoff"};
+
+stm::workloads::dist_bank::config make_dist_config(const bench::options& o) {
+  stm::workloads::dist_bank::config c;
+  c.npes = static_cast<std::uint32_t>(o.get_u64("pes"));
+  c.cross = o.get_percent("cross");
+  c.accounts = static_cast<std::uint32_t>(o.get_u64("accounts"));
+  c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 16u);
+  c.tpt = static_cast<std::uint32_t>(o.get_u64("tpt"));
+  c.hash = o.hash;
+  c.seed = o.seed;
+  const std::string spread = o.get("lock-spread");
+  c.lock_spread = spread == "auto" ? stm::lock_table::auto_spread(c.accounts / c.npes / c.hash + 1)
+                                   : static_cast<std::uint32_t>(o.get_u64("lock-spread"));
+  return c;
+}
+
+void validate_dist(const bench::options& o) {
+  for (const char* name : not_with_pes) o.refuse(name, "is not an option of the partitioned bank (--pes)");
+  if (o.cm != "prstm") throw stm::usage_error("--pes runs PR-STM's priority rule only: --cm prstm, got '" + o.cm + "'");
+  stm::workloads::dist_bank::check(make_dist_config(o));
+}
+
 void validate(const bench::options& o) {
+  if (o.has("pes")) return validate_dist(o);
+  if (o.has("cross")) throw stm::usage_error("--cross needs --pes (the share of transfers between PEs)");
   const auto c = make_config(o);
   stm::workloads::bank::check_on(c, o.backend);
   if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
@@ -69,6 +100,14 @@ void validate(const bench::options& o) {
 // table (entry + state word), per-thread sums, drain times and audit partials;
 // on the host, the drain times and their sort keys.
 bench::resources estimate(const bench::options& o) {
+  if (o.has("pes")) {  // every PE's accounts and locks (one process holds them all when simulated)
+    const std::uint64_t accounts = o.get_u64("accounts"), pes = o.get_u64("pes"), hash = o.hash;
+    const std::uint64_t locks = pes * ((accounts / (pes ? pes : 1) + hash - 1) / hash + 1);
+    bench::resources r;
+    r.device_bytes = bench::bytes({{accounts, 4}, {locks, 32, 4}, {1 << 20}});
+    r.lower = "--accounts";
+    return r;
+  }
   const auto c = make_config(o);
   const std::uint64_t locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   const std::uint64_t spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(locks);
@@ -83,7 +122,30 @@ bench::resources estimate(const bench::options& o) {
   return r;
 }
 
+std::vector<bench::result> run_dist(const bench::options& o) {
+  const auto c = make_dist_config(o);
+  stm::workloads::dist_bank::outcome out;
+  std::string transport = "sim";
+#if STM_WITH_CUDA
+  if (o.backend == stm::backend::gpu) out = run_dist_gpu(c, transport);
+  else
+#endif
+    out = stm::workloads::dist_bank::run_sim<stm::cpu_exec>(c);
+  bench::result r = bench::base_result(o, "prstm", c.threads);
+  r.integer("pes", c.npes).num("cross", c.cross).str("pe_transport", transport);
+  r.integer("threads_total", static_cast<std::int64_t>(c.npes) * c.threads);  // "threads" is per PE
+  r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", c.lock_spread);
+  r.integer("transfers", static_cast<std::int64_t>(out.transfers));
+  r.integer("cross_commits", static_cast<std::int64_t>(out.cross_commits));
+  r.str("mode", "drain").counters(out.stats);
+  const std::uint64_t aborts = out.stats.total_aborts();
+  r.num("retries_per_commit", out.stats.commits ? double(aborts) / double(out.stats.commits) : 0.0);
+  r.measured(double(out.stats.commits), out.seconds, out.verified, out.message);
+  return {r};
+}
+
 std::vector<bench::result> run(const bench::options& o) {
+  if (o.has("pes")) return run_dist(o);
   const auto c = make_config(o);
   stm::workloads::bank::outcome out;
 #if STM_WITH_CUDA
@@ -158,6 +220,12 @@ bench::registrar reg({"bank",
                                               "an opaque read then re-checks its own lock word while no commit moved "
                                               "the clock, instead of every read behind a fence; each update commit "
                                               "increments it"),
+                       bench::integer("pes", "1", 1, stm::dist::max_pes,
+                                      "partitioned bank over this many PEs: accounts split by block, one lock table per "
+                                      "PE, transfers of 1-10 only (simulated PEs in this process; one process per GPU "
+                                      "under tools/multi_gpu.sh with NVSHMEM); takes --accounts, --tpt, --threads (per "
+                                      "PE), --seed, --hash, --lock-spread, --cross"),
+                       bench::number("cross", "0", 0, 100, "with --pes: % of transfers to an account of another PE"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
                        bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
                        bench::common("cm-backoff")},

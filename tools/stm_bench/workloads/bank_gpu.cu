@@ -12,3 +12,24 @@ stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, con
   });
 }
 }  // namespace bench_bank
+
+#if PRSTM_WITH_NVSHMEM
+namespace bench_bank {
+// tools/stm_bench/workloads/dist_bank_nvshmem.cu: one process per GPU.
+bool nvshmem_launched();
+stm::workloads::dist_bank::outcome run_dist_nvshmem(const stm::workloads::dist_bank::config& c);
+}  // namespace bench_bank
+#endif
+
+namespace bench_bank {
+stm::workloads::dist_bank::outcome run_dist_gpu(const stm::workloads::dist_bank::config& c, std::string& transport) {
+#if PRSTM_WITH_NVSHMEM
+  if (nvshmem_launched()) {
+    transport = "nvshmem";
+    return run_dist_nvshmem(c);
+  }
+#endif
+  transport = "sim";
+  return stm::workloads::dist_bank::run_sim<stm::gpu_exec>(c);
+}
+}  // namespace bench_bank
