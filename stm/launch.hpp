@@ -168,8 +168,11 @@ class cpu_pool {
         e = std::current_exception();
       }
       // Taking m_ orders everything the job wrote before the launcher's return.
+      // The exception is handed over (or dropped) under m_ too: no reference
+      // to it may be released here after the launcher rethrew it.
       std::lock_guard<std::mutex> lock(m_);
-      if (e && !failure_) failure_ = e;
+      if (e && !failure_) failure_ = std::move(e);
+      e = nullptr;
       if (--remaining_ == 0) done_.notify_one();
     }
   }
