@@ -122,14 +122,14 @@ class cpu_pool {
     std::unique_lock<std::mutex> lock(m_);
     job_ = &job;
     workers_ = workers;
-    remaining_ = workers;
+    remaining_.store(workers, std::memory_order_relaxed);
     failure_ = nullptr;
     ++generation_;
     const auto t0 = std::chrono::steady_clock::now();
     lock.unlock();
     go_.notify_all();
     lock.lock();
-    done_.wait(lock, [&] { return remaining_ == 0; });
+    done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     failure = failure_;
     failure_ = nullptr;
@@ -167,13 +167,22 @@ class cpu_pool {
       } catch (...) {
         e = std::current_exception();
       }
-      // Taking m_ orders everything the job wrote before the launcher's return.
-      // The exception is handed over (or dropped) under m_ too: no reference
-      // to it may be released here after the launcher rethrew it.
-      std::lock_guard<std::mutex> lock(m_);
-      if (e && !failure_) failure_ = std::move(e);
-      e = nullptr;
-      if (--remaining_ == 0) done_.notify_one();
+      if (e) {
+        // Handed over (or dropped) under m_: no reference to the exception
+        // may be released here after the launcher rethrew it.
+        std::lock_guard<std::mutex> lock(m_);
+        if (!failure_) failure_ = std::move(e);
+        e = nullptr;
+      }
+      // Without m_: the workers that finish do not queue on one lock, each
+      // waiting for the previous one to be scheduled. The release orders what
+      // the job wrote before the launcher's acquire; the last worker wakes the
+      // launcher under m_, so that the wake-up cannot fall between its check
+      // and its wait.
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(m_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -183,8 +192,9 @@ class cpu_pool {
   std::mutex m_;               // guards the fields below
   std::condition_variable go_, done_;
   const job_fn* job_ = nullptr;
-  std::uint32_t workers_ = 0, remaining_ = 0;
+  std::uint32_t workers_ = 0;
   std::uint64_t generation_ = 0;  // one more per job
+  std::atomic<std::uint32_t> remaining_{0};  // workers of the job not done (read and written without m_)
   std::exception_ptr failure_;
 };
 }  // namespace detail
