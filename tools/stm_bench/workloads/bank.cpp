@@ -66,8 +66,10 @@ void validate(const bench::options& o) {
 }
 
 // The buffers of stm::workloads::bank::run: balances, lock words (spread), the
-// table (entry + state word), per-thread sums, drain times and audit partials;
-// on the host, the drain times and their sort keys.
+// table (entry + state word), and per thread: the table counts, the drain
+// times' running sums, the drain times and their sort keys (with the GPU
+// sort's double buffer), the audit's partials. Nothing per thread or per entry
+// is kept on the host.
 bench::resources estimate(const bench::options& o) {
   const auto c = make_config(o);
   const std::uint64_t locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
@@ -76,9 +78,9 @@ bench::resources estimate(const bench::options& o) {
   r.device_bytes = bench::bytes({{c.accounts, sizeof(int)},
                                  {locks, spread, 4},
                                  {c.threads, c.tpt, sizeof(stm::workloads::bank::bank_tx) + 4},
-                                 {c.threads, 2 * 8 + sizeof(stm::workloads::bank::thread_times) + 5 * 8},
+                                 {c.threads, 2 * 8 + 3 * 8 + sizeof(stm::workloads::bank::thread_times) + 3 * 8 + 5 * 8},
                                  {1 << 20}});
-  r.host_bytes = bench::bytes({{c.threads, sizeof(stm::workloads::bank::thread_times) + 8}});
+  r.host_bytes = 0;
   r.lower = "--accounts, --threads or --tpt";
   return r;
 }
