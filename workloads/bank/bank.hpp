@@ -126,6 +126,7 @@ struct outcome {
   stm::tx_stats stats;
   stm::txtable_audit table;     // summed over launches
   double seconds = 0;           // kernel time of the drain launches (CUDA events on the GPU)
+  double prepare_seconds = 0;   // kernel time of the untimed launches that prepare the tables (prepare_kernel)
   std::uint64_t launches = 0;
   std::uint64_t transactions = 0;      // table entries run, all launches
   std::uint64_t semantic_capable = 0;  // withdrawals/transfers that need a deposit first
@@ -737,7 +738,7 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   // to the host).
   do {
     prepare.gen.launch = out.launches++;
-    Exec::run(c.threads, prepare);  // not timed: the table is the application's input
+    out.prepare_seconds += Exec::run(c.threads, prepare);  // not timed: the table is the application's input
     if (c.presort) table.template presort<Exec>();
     out.seconds += launch();
     Exec::run(c.threads, thread_times_kernel{times.data(), time_keys.data(), time_sums.data(), c.threads});  // not timed

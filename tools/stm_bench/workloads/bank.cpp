@@ -111,6 +111,9 @@ std::vector<bench::result> run(const bench::options& o) {
   r.num("retries_per_commit",
         out.stats.commits ? double(out.stats.total_aborts() - sem) / double(out.stats.commits) : 0.0);
   r.integer("launches", static_cast<std::int64_t>(out.launches));
+  // Not part of "seconds": the kernel time of generating, resetting and
+  // counting the tables between the timed launches (a share of the wall time).
+  r.num("prepare_seconds", out.prepare_seconds);
   r.num("thread_time_p50", out.thread_seconds_p50).num("thread_time_max", out.thread_seconds_max);
   r.num("thread_time_mean", out.thread_seconds_mean);
   // Where the drain time went: the share in attempts, the share in pauses the
