@@ -77,6 +77,11 @@
 #include "stm/txtable.hpp"
 #include "workloads/detail/spread.hpp"
 
+#if defined(__CUDACC__)
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+#endif
+
 namespace stm::workloads::bank {
 
 /// Which code runs the table's transactions (see the file comment).
@@ -121,6 +126,7 @@ struct outcome {
   stm::tx_stats stats;
   stm::txtable_audit table;     // summed over launches
   double seconds = 0;           // kernel time of the drain launches (CUDA events on the GPU)
+  double prepare_seconds = 0;   // kernel time of the untimed launches that prepare the tables (prepare_kernel)
   std::uint64_t launches = 0;
   std::uint64_t transactions = 0;      // table entries run, all launches
   std::uint64_t semantic_capable = 0;  // withdrawals/transfers that need a deposit first
@@ -248,21 +254,31 @@ struct money_of {
     return e.kind == deposit ? e.amount : e.kind == withdraw ? -static_cast<long long>(e.amount) : 0;
   }
 };
-/// Per thread: entries that can meet a semantic conflict, and queries.
-struct count_kernel {
-  const bank_tx* table;
-  std::uint32_t tpt;
-  long long* out;  // [0, threads): semantic-capable entries, [threads, 2 threads): queries and audits
-  std::uint32_t threads;
+/// Prepares thread tid's block for the next launch, in one pass on the
+/// backend instead of a host-filled reset and a counting launch: generates it
+/// (generate_kernel), sets its state words pending, and adds its entries that
+/// can meet a semantic conflict and its queries and audits to the thread's
+/// running counts (summed once after the last launch). Thread 0 also resets
+/// the counter that hands out blocks (txtable_blocks) for the drain.
+struct prepare_kernel {
+  generate_kernel gen;
+  std::uint32_t* state;    // the table's state words
+  long long* counts;       // [0, threads): semantic-capable entries, [threads, 2 threads): queries and audits
+  std::uint32_t* handed;   // the drain's block counter
   STM_HD void operator()(std::uint32_t tid) const {
+    gen(tid);
+    const std::uint32_t threads = gen.threads;
     long long s = 0, q = 0;
-    for (std::uint32_t k = 0; k < tpt; ++k) {
-      const bank_tx& e = table[stm::txtable_index(tid, k, threads)];
+    for (std::uint32_t k = 0; k < gen.tpt; ++k) {
+      const std::uint64_t i = stm::txtable_index(tid, k, threads);
+      const bank_tx& e = gen.table[i];
       s += e.semantic;
       q += e.kind == query || e.kind == audit;
+      state[i] = stm::txstate::pending;
     }
-    out[tid] = s;
-    out[threads + tid] = q;
+    counts[tid] += s;
+    counts[threads + tid] += q;
+    if (tid == 0) *handed = 0;
   }
 };
 
@@ -272,6 +288,25 @@ struct thread_times {
   unsigned long long ticks;          // the same span on the lane's clock (stm::platform::ticks)
   unsigned long long attempt_ticks;  // of which in attempts
   unsigned long long pause_ns;       // pauses asked for
+};
+
+/// After a launch: thread tid's drain time as a sort key (keys[tid], ns), and
+/// its time, its time in attempts (ticks to ns by the thread's own ratio: the
+/// SM clock varies with load) and its pauses added to its running sums
+/// (sums[tid], sums[threads + tid], sums[2 threads + tid], ns; summed once after
+/// the last launch).
+struct thread_times_kernel {
+  const thread_times* times;
+  unsigned long long* keys;
+  double* sums;
+  std::uint32_t threads;
+  STM_HD void operator()(std::uint32_t tid) const {
+    const thread_times t = times[tid];
+    keys[tid] = t.ns;
+    sums[tid] += double(t.ns);
+    if (t.ticks > 0) sums[threads + tid] += double(t.attempt_ticks) * double(t.ns) / double(t.ticks);
+    sums[2ull * threads + tid] += double(t.pause_ns);
+  }
 };
 
 /// The body of entry e, one attempt on tx. Reads and writes through
@@ -444,6 +479,18 @@ struct negative_kernel {
     out[w] = n;
   }
 };
+/// Counts the lock words not free after the run, [i*stride...] per worker (then summed).
+struct busy_locks_kernel {
+  stm::lock_table_ref locks;
+  std::uint32_t workers;
+  long long* out;
+  STM_HD void operator()(std::uint32_t w) const {
+    long long n = 0;
+    for (std::uint64_t i = w; i < locks.num_locks; i += workers)
+      n += !stm::lock_word::is_free(*locks.word_ptr(static_cast<std::uint32_t>(i)));
+    out[w] = n;
+  }
+};
 /// Starting balances: semantic accounts empty, the others `initial`.
 struct init_kernel {
   int* balance;
@@ -528,24 +575,39 @@ inline mix mix_of(const config& c) {
   return m;
 }
 
-/// Add one launch's spread of the threads' drain times, and where they went.
-inline void add_thread_times(outcome& out, const std::vector<thread_times>& tt) {
-  std::vector<unsigned long long> ns(tt.size());
-  double total = 0, attempts = 0, pauses = 0;
-  for (std::size_t i = 0; i < tt.size(); ++i) {
-    ns[i] = tt[i].ns;
-    total += double(tt[i].ns);
-    // Ticks to ns by the thread's own ratio (the SM clock varies with load).
-    if (tt[i].ticks > 0) attempts += double(tt[i].attempt_ticks) * double(tt[i].ns) / double(tt[i].ticks);
-    pauses += double(tt[i].pause_ns);
+/// Add one launch's spread of the threads' drain times: the median and the
+/// largest of keys[0, n) (thread_times_kernel's), which this reorders. On the
+/// GPU the keys are sorted there and only those two are read back.
+template <class Exec>
+void add_spread(outcome& out, stm::buffer<unsigned long long>& keys) {
+  const std::size_t n = keys.size();
+  stm::workloads::detail::median_max s;
+  if constexpr (Exec::where == stm::backend::gpu) {
+#if defined(__CUDACC__)
+    thrust::sort(thrust::device, keys.data(), keys.data() + n);
+    unsigned long long mid = 0, top = 0;
+    keys.download(&mid, 1, n / 2);  // the element nth_element puts in the middle
+    keys.download(&top, 1, n - 1);
+    s.p50 = double(mid) * 1e-9;
+    s.max = double(top) * 1e-9;
+#endif
+  } else {
+    s = stm::workloads::detail::median_and_max_seconds(keys.data(), keys.data() + n);
   }
-  const stm::workloads::detail::median_max s = stm::workloads::detail::median_and_max_seconds(ns.begin(), ns.end());
   out.thread_seconds_p50 += s.p50;
   out.thread_seconds_max += s.max;
-  out.thread_seconds_mean += total / double(tt.size()) * 1e-9;
-  out.thread_seconds_total += total * 1e-9;
-  out.attempt_seconds += attempts * 1e-9;
-  out.pause_seconds += pauses * 1e-9;
+}
+
+/// After the last launch: where the threads' drain time went, from the
+/// running sums of thread_times_kernel (time, attempts, pauses; ns), summed
+/// on the backend.
+template <class Exec>
+void add_time_sums(outcome& out, stm::buffer<double>& sums, std::uint32_t threads) {
+  const double total = Exec::template sum<double, double>(sums.data(), threads);
+  out.thread_seconds_total = total * 1e-9;
+  out.thread_seconds_mean = total / double(threads) * 1e-9;  // each launch's mean, summed over launches (as p50, max)
+  out.attempt_seconds = Exec::template sum<double, double>(sums.data() + threads, threads) * 1e-9;
+  out.pause_seconds = Exec::template sum<double, double>(sums.data() + 2ull * threads, threads) * 1e-9;
 }
 
 /// Add one launch's table audit.
@@ -558,24 +620,27 @@ inline void add_audit(outcome& out, const stm::txtable_audit& a) {
   out.table.value += a.value;
 }
 
-/// Add what the table of one launch holds: its semantic-capable entries and
-/// its queries (count_kernel: two arrays of threads partial counts).
+/// After the last launch: what the tables held, all launches together, from
+/// the threads' running counts (prepare_kernel): the entries that could meet
+/// a semantic conflict, and the queries and audits.
 template <class Exec>
-void add_table_counts(outcome& out, stm::txtable<bank_tx>& table, stm::buffer<long long>& per_thread) {
-  const std::uint32_t n = table.threads();
-  Exec::run(n, count_kernel{table.data(), table.per_thread(), per_thread.data(), n});
-  out.semantic_capable += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data(), n));
-  out.queries += static_cast<std::uint64_t>(Exec::template sum<long long, long long>(per_thread.data() + n, n));
+void add_table_counts(outcome& out, stm::buffer<long long>& counts, std::uint32_t threads) {
+  out.semantic_capable = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(counts.data(), threads));
+  out.queries = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(counts.data() + threads, threads));
 }
 
-/// The balances after the run: their total and how many are negative.
+/// The balances and lock words after the run, counted on the backend (no
+/// download of the accounts or the locks): the total money, the negative
+/// balances, and whether every lock word is free.
 template <class Exec>
-void read_balances(outcome& out, stm::buffer<int>& balance, std::uint32_t workers) {
+void read_balances(outcome& out, stm::buffer<int>& balance, const stm::lock_table& locks, std::uint32_t workers) {
   const auto accounts = static_cast<std::uint32_t>(balance.size());
   out.total = Exec::template sum<int, long long>(balance.data(), accounts);
-  stm::buffer<long long> neg(Exec::where, workers);
-  Exec::run(workers, negative_kernel{balance.data(), accounts, workers, neg.data()});
-  out.negative = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(neg.data(), workers));
+  stm::buffer<long long> partial(Exec::where, workers);
+  Exec::run(workers, negative_kernel{balance.data(), accounts, workers, partial.data()});
+  out.negative = static_cast<std::uint64_t>(Exec::template sum<long long, long long>(partial.data(), workers));
+  Exec::run(workers, busy_locks_kernel{locks.ref(), workers, partial.data()});
+  out.locks_free = Exec::template sum<long long, long long>(partial.data(), workers) == 0;
 }
 
 /// The run's verdict from its final state: money conserved, no negative
@@ -623,18 +688,25 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   const std::uint32_t groups = c.read_all > 0 ? c.accounts / c.audit_size : 0;
   stm::stats_block stats(where);
   stm::txtable<bank_tx> table(where, c.threads, c.tpt);
-  stm::buffer<long long> per_thread(where, 2ull * c.threads);
+  // Per logical thread, across launches: the table counts (prepare_kernel),
+  // the drain time's sums (thread_times_kernel); per launch: the drain times
+  // and their sort keys.
+  stm::buffer<long long> counts(where, 2ull * c.threads);
+  stm::buffer<double> time_sums(where, 3ull * c.threads);
   stm::buffer<thread_times> times(where, c.threads);
+  stm::buffer<unsigned long long> time_keys(where, c.threads);
 
   const stm::txtable_policy policy = stm::policy_for<CM>(c.policy);
   const mix m = mix_of(c);
-  generate_kernel gen{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, m.query, m.pair, c.seed, 0,
-                      c.read_all > 0 ? std::max(1u, threshold(c.read_all / 100.0)) : 0u, groups, c.audit_size};
   // As many workers as stay resident, each draining block after block (see
   // stm::txtable_blocks): when more logical threads are launched than stay
   // resident they run in waves, and a thread block holds its place until its
   // slowest thread is done (docs/design-decisions.md#resident-drainers).
   stm::buffer<std::uint32_t> handed(where, 1);
+  prepare_kernel prepare{
+      generate_kernel{table.data(), c.threads, c.tpt, c.accounts, out.semantic_accounts, m.query, m.pair, c.seed, 0,
+                      c.read_all > 0 ? std::max(1u, threshold(c.read_all / 100.0)) : 0u, groups, c.audit_size},
+      table.ref().state, counts.data(), handed.data()};
   const std::uint32_t drainers =
       c.drive == driver::table ? Exec::template resident<drain_kernel<CM, Cfg>>(c.threads) : c.threads;
   drain_kernel<CM, Cfg> k{cm, locks.ref(), stats.ref(), table.ref(), policy, balance.data(),
@@ -657,22 +729,27 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
         return Exec::run(c.threads, thread_kernel<CM, Cfg::opaque, false>{cm, locks_ref, stats_ref, table_ref,
                                                                           balance.data(), times.data()});
     }
-    handed.fill(0);
     return Exec::run(drainers, k);
   };
+  // Between two timed launches only launches on the backend and a few scalar
+  // reads: the table is generated, reset and counted there (prepare_kernel),
+  // the drain times are summed and sorted there, the audit's sums are
+  // reductions there (nothing proportional to the table or the threads crosses
+  // to the host).
   do {
-    gen.launch = out.launches++;
-    Exec::run(c.threads, gen);  // not timed: the table is the application's input
+    prepare.gen.launch = out.launches++;
+    out.prepare_seconds += Exec::run(c.threads, prepare);  // not timed: the table is the application's input
     if (c.presort) table.template presort<Exec>();
-    table.reset();
-    add_table_counts<Exec>(out, table, per_thread);  // not timed
     out.seconds += launch();
-    add_thread_times(out, times.to_vector());  // not timed
+    Exec::run(c.threads, thread_times_kernel{times.data(), time_keys.data(), time_sums.data(), c.threads});  // not timed
+    add_spread<Exec>(out, time_keys);
     add_audit(out, table.template audit<Exec>(money_of{}));
     out.transactions += table.size();
     if (on_progress && c.seconds > 0) on_progress(out.seconds / c.seconds);
   } while (out.seconds < c.seconds);
 
+  add_table_counts<Exec>(out, counts, c.threads);
+  add_time_sums<Exec>(out, time_sums, c.threads);
   out.stats = stats.read();
   {
     const auto a = audit_out.to_vector();
@@ -680,10 +757,8 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
     out.audit_attempts = a[1];
     out.wrong_totals = a[2];
   }
-  read_balances<Exec>(out, balance, workers);
+  read_balances<Exec>(out, balance, locks, workers);
   out.expected = initial_total + out.table.value;
-  out.locks_free = true;
-  for (std::uint32_t w : locks.snapshot()) out.locks_free &= stm::lock_word::is_free(w);
 
   judge(out, c);
   return out;
