@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Experiment: admission control on/off (STM_ADMISSION) at the scaling points.
+# tools/experiments/ab_admission.sh OUTDIR   (STM_BENCH=path: use that build, else build one here)
 set -uo pipefail
 out=${1:?OUTDIR}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPRSTM_BUILD_TESTS=OFF >/dev/null || exit 1
-ninja -C build-gpu stm_bench >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-echo "build $(( $(date +%s) - t0 )) s"
-B=build-gpu/stm_bench
+B=${STM_BENCH:-}
+if [ -z "$B" ]; then
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPRSTM_BUILD_TESTS=OFF >/dev/null || exit 1
+  ninja -C build-gpu stm_bench >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+  echo "build $(( $(date +%s) - t0 )) s"
+  B=build-gpu/stm_bench
+fi
 run() { local adm=$1; shift; STM_ADMISSION=$adm timeout 60 "$B" --backend gpu --repeat 3 --warmup 1 --format json --out "$out/ab_$adm.jsonl" -q "$@" >/dev/null 2>>"$out/err.log" || echo "FAILED($?) adm=$adm: $*"; }
 both() { run 1 "$@"; run 0 "$@"; }
 both --workload array --reads 64 --threads full --ops 2162688
