@@ -47,12 +47,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "containers/list/detail/node_pool.hpp"
 #include "containers/status.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx.hpp"
+#include "stm/tx_macros.hpp"
 
 namespace stm::containers::detail {
 
@@ -418,5 +421,65 @@ STM_HD op_status count_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std
   n = c;
   return op_status::ok;
 }
+
+/// The handle part every boosted set shares (tx_set_ref, tx_skiplist_ref):
+/// the key locks, the lock table, the manager, and the one-shot transaction
+/// and composed insert / remove written once over them. Derived (CRTP)
+/// provides, to this base as a friend: node_pool() (the pool its inserts take
+/// nodes from), present_fn() (the native lookup) and settle(tx, slot).
+template <class Derived, class CM, class Config>
+class boosted_ref {
+ public:
+  using contention_manager = CM;
+  using config = Config;
+
+  /// The lock table its transactions use (build composed transactions on it).
+  STM_HD lock_table_ref locks() const { return locks_; }
+
+ protected:
+  STM_HD const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  /// insert (insert = true, slot holding the node reserved for it) or remove
+  /// of key as one transaction of its own, settled: ok, exists, not_found, or
+  /// capacity.
+  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, bool insert, list::node_slot& slot,
+                            tx_counters* counters) const {
+    transaction<CM, Config> tx(locks_, tid, cm_);
+    op_status st = op_status::ok;
+    TX_BEGIN(tx) {
+      st = update_in(tx, key, insert, slot);
+      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
+      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
+    }
+    TX_END(tx);
+    self().settle(tx, slot);
+    if (counters) *counters += tx.counters();
+    if (tx.committed()) return op_status::ok;
+    return st == op_status::exists || st == op_status::not_found ? st : op_status::capacity;
+  }
+
+  /// insert (insert = true) or remove of key on tx: steps 1-4 of the header.
+  /// The slot's mark (attempt, key, lock) changes only when this call makes
+  /// the key pending: an answer that changes nothing (exists, not found)
+  /// leaves the change an earlier call on the slot made in this attempt.
+  template <class Tx>
+  STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, list::node_slot& slot) const {
+    observed o;
+    const op_status st = observe(tx, keys_, key, self().present_fn(), o);
+    if (st != op_status::ok) return st;
+    if (o.present == insert) return insert ? op_status::exists : op_status::not_found;
+    if (insert && slot.node == list::node::head && (slot.node = self().node_pool().allocate()) == list::node::head)
+      return op_status::full;
+    if (!make_pending(tx, keys_, key, o, insert)) return op_status::aborted;
+    slot.attempt = tx.attempts() + 1;
+    slot.key = key;
+    slot.lock = o.lock;
+    return op_status::ok;
+  }
+
+  key_locks_ref keys_{};
+  lock_table_ref locks_{};
+  CM cm_{};
+};
 
 }  // namespace stm::containers::detail

@@ -81,10 +81,15 @@ using tx_skiplist_config = tx_config<4, 2, true>;
 /// Kernel handle of a tx_skiplist: CM and Config are the manager and the
 /// descriptor of its one-shot updates.
 template <class CM = cm::prstm, class Config = tx_skiplist_config>
-class tx_skiplist_ref {
+class tx_skiplist_ref : public containers::detail::boosted_ref<tx_skiplist_ref<CM, Config>, CM, Config> {
+  using base = containers::detail::boosted_ref<tx_skiplist_ref<CM, Config>, CM, Config>;
+  using base::keys_;
+  using base::locks_;
+  using base::one_shot;
+  using base::update_in;
+
  public:
-  using contention_manager = CM;
-  using config = Config;
+  using base::locks;
 
   /// One transaction of its own: ok, exists, or full (no free node until
   /// reclaim()).
@@ -170,14 +175,14 @@ class tx_skiplist_ref {
     slot = node_slot{};
   }
 
-  /// The lock table its transactions use (build composed transactions on it).
-  STM_HD lock_table_ref locks() const { return locks_; }
   STM_HD std::uint32_t levels() const { return set_.levels(); }
 
  private:
   friend class tx_skiplist;
+  friend base;
 
   STM_HD const detail::towers_ref& t() const { return set_.t_; }
+  STM_HD const list::detail::pool_ref& node_pool() const { return set_.t_.pool; }
 
   /// The native lookup and range walk (lockfree_skiplist's wait-free ones).
   struct present {
@@ -194,44 +199,7 @@ class tx_skiplist_ref {
   STM_HD present present_fn() const { return present{set_}; }
   STM_HD walk walk_fn() const { return walk{set_}; }
 
-  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, bool insert, node_slot& slot,
-                            tx_counters* counters) const {
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) {
-      st = update_in(tx, key, insert, slot);
-      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
-      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
-    }
-    TX_END(tx);
-    settle(tx, slot);
-    if (counters) *counters += tx.counters();
-    if (tx.committed()) return op_status::ok;
-    return st == op_status::exists || st == op_status::not_found ? st : op_status::capacity;
-  }
-
-  /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
-  /// The slot's mark (attempt, key, lock) changes only when this call makes
-  /// the key pending: an answer that changes nothing (exists, not found)
-  /// leaves the change an earlier call on the slot made in this attempt.
-  template <class Tx>
-  STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
-    containers::detail::observed o;
-    const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
-    if (st != op_status::ok) return st;
-    if (o.present == insert) return insert ? op_status::exists : op_status::not_found;
-    if (insert && slot.node == node::head && (slot.node = t().pool.allocate()) == node::head) return op_status::full;
-    if (!containers::detail::make_pending(tx, keys_, key, o, insert)) return op_status::aborted;
-    slot.attempt = tx.attempts() + 1;
-    slot.key = key;
-    slot.lock = o.lock;
-    return op_status::ok;
-  }
-
   lockfree_skiplist_ref set_{};
-  containers::detail::key_locks_ref keys_{};
-  lock_table_ref locks_{};
-  CM cm_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_skiplist_ref<>>);
 
