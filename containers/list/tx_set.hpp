@@ -93,13 +93,13 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
     node_slot slot;
     slot.node = node_pool().allocate();
     if (slot.node == node::head) return op_status::full;
-    return one_shot(tid, key, true, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::insert, slot, counters);
   }
 
   /// One transaction of its own: ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
-    return one_shot(tid, key, false, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::remove, slot, counters);
   }
 
   /// ok (present) or not_found: a lookup between two equal loads of the
@@ -113,14 +113,14 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, true, slot);
+    return update_in(tx, key, containers::detail::update_kind::insert, slot);
   }
   /// On the caller's open transaction: ok, not_found, capacity, or aborted.
   /// Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, false, slot);
+    return update_in(tx, key, containers::detail::update_kind::remove, slot);
   }
   /// On the caller's open transaction: ok (present), not_found, capacity, or
   /// aborted.
@@ -146,11 +146,12 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
           keys_, slot.lock, slot.key, tx.thread_id(), node_id != node::head,
           // insert_node links node_id, or retires it itself had the key been
           // present (never: the key was pending, so nobody else changed it).
-          [&](std::uint32_t k) {
+          [&](std::uint32_t k, containers::detail::key_lock::word_t) {
             set_.insert_node(k, node_id);
             used = true;
           },
-          [&](std::uint32_t k) { set_.remove(0, k); });
+          [&](std::uint32_t k) { set_.remove(0, k); },
+          [](std::uint32_t, containers::detail::key_lock::word_t) {});  // a set never assigns
     }
     if (slot.node != node::head && !used) node_pool().retire(slot.node);  // never published
     slot = node_slot{};
@@ -159,6 +160,7 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
  private:
   friend class tx_set;
   friend base;
+  static constexpr bool has_values = false;
 
   STM_HD const detail::pool_ref& node_pool() const { return set_.pool_; }
 

@@ -21,6 +21,11 @@
 // same tower. With p = 1/4 the walk at 5 levels over 10,000 keys passes about
 // 40 nodes (p = 1/2 would leave some 600 nodes on the top level).
 //
+// Values. Each node has a 32-bit value word beside its key (value[i]), for
+// the skiplist used as a map (lockfree_skiplist::get / put, tx_skiplist's
+// map operations): written privately before the node is published, then
+// only by atomic stores (an assignment); a set leaves it 0.
+//
 // Reclamation is the pool's: nodes unlinked during a launch are reused only
 // after reclaim() at a quiescent point (see the variants for who retires).
 #pragma once
@@ -29,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "containers/list/detail/node_pool.hpp"
@@ -70,12 +76,14 @@ using list::detail::pool_ref;
 struct towers_ref {
   pool_ref pool{};                // level 0 view; level(l) for the others
   std::uint32_t* height = nullptr;  // per node, written before the node is published
+  std::uint32_t* value = nullptr;   // per node: the map's value (see Values)
   std::uint32_t levels = 1;
 
   STM_HD pool_ref level(std::uint32_t l) const { return pool.level(l); }
   STM_HD node::word_t* word(std::uint32_t l, std::uint32_t i) const {
     return pool.words + std::size_t(l) * pool.stride + i;
   }
+  STM_HD atomic_ref<std::uint32_t> value_at(std::uint32_t i) const { return atomic_ref<std::uint32_t>(value[i]); }
 };
 static_assert(std::is_trivially_copyable_v<towers_ref>);
 
@@ -83,9 +91,12 @@ static_assert(std::is_trivially_copyable_v<towers_ref>);
 class towers {
  public:
   towers(backend where, std::uint64_t capacity, std::uint32_t levels)
-      : pool_(where, 2, capacity, checked_levels(levels)), height_(where, std::size_t(capacity) + 2) {
+      : pool_(where, 2, capacity, checked_levels(levels)),
+        height_(where, std::size_t(capacity) + 2),
+        value_(where, std::size_t(capacity) + 2) {
     ref_.pool = pool_.ref();
     ref_.height = height_.data();
+    ref_.value = value_.data();
     ref_.levels = levels;
     clear();
   }
@@ -93,8 +104,28 @@ class towers {
   towers_ref ref() const { return ref_; }
   std::uint64_t capacity() const { return pool_.capacity(); }
   std::uint32_t levels() const { return ref_.levels; }
-  std::uint64_t reclaim() { return pool_.reclaim(); }
+  /// Quiescent point: the retired nodes become free, their values 0 again
+  /// (a set insert of a reused node leaves its value as it finds it).
+  std::uint64_t reclaim() {
+    const std::vector<std::uint32_t> retired = pool_.retired_nodes();
+    if (!retired.empty()) {
+      std::vector<std::uint32_t> v = value_.to_vector();
+      for (std::uint32_t i : retired) v[i] = 0;
+      value_.upload(v);
+    }
+    return pool_.reclaim();
+  }
   std::vector<std::uint32_t> free_nodes() const { return pool_.free_nodes(); }
+  /// Quiescent point: (key, value) of every node at level 0, in key order
+  /// (after a sound check()).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> entries() const {
+    const auto w = pool_.words();
+    const auto v = value_.to_vector();
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+    for (std::uint32_t t = node::next(w[node::head]); t != node::tail && t < v.size(); t = node::next(w[t]))
+      out.emplace_back(node::key(w[t]), v[t]);
+    return out;
+  }
 
   /// Quiescent point: every level empty (head -> tail), every node free.
   void clear() {
@@ -106,6 +137,7 @@ class towers {
     }
     pool_.upload_words(w);
     height_.upload(std::vector<std::uint32_t>(n, 0));
+    value_.upload(std::vector<std::uint32_t>(n, 0));
     pool_.reset();
   }
 
@@ -165,6 +197,7 @@ class towers {
   }
   list::detail::node_pool pool_;
   buffer<std::uint32_t> height_;
+  buffer<std::uint32_t> value_;
   towers_ref ref_{};
 };
 
