@@ -383,6 +383,11 @@ class lockfree_skiplist {
   std::uint64_t reclaim() { return towers_.reclaim(); }
   /// Quiescent point: empty the set and free every node.
   void clear() { towers_.clear(); }
+  /// Quiescent point: the contents become `keys` (values[i] each, or 0), in
+  /// linear time after a sort (detail/towers.hpp, assign).
+  void assign(std::vector<std::uint32_t> keys, std::vector<std::uint32_t> values = {}) {
+    towers_.assign(std::move(keys), std::move(values));
+  }
 
   /// Quiescent point: the keys in order.
   std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "lockfree_skiplist"); }

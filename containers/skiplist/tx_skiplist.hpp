@@ -343,6 +343,11 @@ class tx_skiplist {
   std::uint64_t reclaim() { return set_.reclaim(); }
   /// Quiescent point: empty the set and free every node (the key locks stay clean).
   void clear() { set_.clear(); }
+  /// Quiescent point: the contents become `keys` (values[i] each, or 0), in
+  /// linear time after a sort (the key locks stay clean: nothing is pending).
+  void assign(std::vector<std::uint32_t> keys, std::vector<std::uint32_t> values = {}) {
+    set_.assign(std::move(keys), std::move(values));
+  }
   /// Quiescent point: the keys in order.
   std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "tx_skiplist"); }
   /// Quiescent point: the skiplist's check, then that no key lock is pending.

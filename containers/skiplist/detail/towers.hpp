@@ -30,6 +30,7 @@
 // after reclaim() at a quiescent point (see the variants for who retires).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -141,6 +142,57 @@ class towers {
     pool_.reset();
   }
 
+  /// Quiescent point: the contents become `keys` (each with values[i], or 0
+  /// when values is empty), built level by level in linear time after a sort
+  /// (skipped when the keys come sorted): the first n user nodes in key
+  /// order, each linked at exactly the levels of its tower; every other node
+  /// free. usage_error when they do not fit, a key repeats, or values has
+  /// another length.
+  void assign(std::vector<std::uint32_t> keys, std::vector<std::uint32_t> values = {}) {
+    if (keys.size() > capacity())
+      throw usage_error(std::to_string(keys.size()) + " keys do not fit a skiplist of capacity " +
+                        std::to_string(capacity()));
+    if (!values.empty() && values.size() != keys.size())
+      throw usage_error("skiplist assign: " + std::to_string(values.size()) + " values for " + std::to_string(keys.size()) + " keys");
+    if (!std::is_sorted(keys.begin(), keys.end())) {
+      if (values.empty()) {
+        std::sort(keys.begin(), keys.end());
+      } else {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) kv[i] = {keys[i], values[i]};
+        std::sort(kv.begin(), kv.end());
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+          keys[i] = kv[i].first;
+          values[i] = kv[i].second;
+        }
+      }
+    }
+    if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) throw usage_error("skiplist assign: a key appears twice");
+    const std::size_t n = ref_.pool.stride;
+    std::vector<node::word_t> w(n * ref_.levels, 0);
+    std::vector<std::uint32_t> height(n, 0), value(n, 0);
+    std::vector<std::uint32_t> last(ref_.levels, node::head);  // each level's last node so far
+    for (std::uint32_t l = 0; l < ref_.levels; ++l) w[l * n + node::head] = node::make(0, node::tail, true);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto id = static_cast<std::uint32_t>(ref_.pool.first + i);
+      const std::uint32_t h = tower_height(keys[i], ref_.levels);
+      height[id] = h;
+      value[id] = values.empty() ? 0u : values[i];
+      for (std::uint32_t l = 0; l < h; ++l) {
+        node::word_t& before = w[l * n + last[l]];
+        before = node::with_next(before, id);
+        w[l * n + id] = node::make(keys[i], node::tail);
+        last[l] = id;
+      }
+    }
+    for (std::uint32_t l = 0; l < ref_.levels; ++l) w[l * n + node::tail] = node::make(0xFFFFFFFFu, node::tail, true);
+    pool_.upload_words(w);
+    height_.upload(height);
+    value_.upload(value);
+    pool_.reset();
+    pool_.skip(keys.size());  // reset() put every node in the ring, in index order: the first n are taken
+  }
+
   /// Quiescent point: check every level. Empty string when sound, else the
   /// first fault: an index outside the pool, a cycle, a marked node reachable
   /// at any level, keys not strictly increasing, a level that is not a
@@ -161,14 +213,16 @@ class towers {
       std::uint64_t last = 0;
       bool first = true;
       for (std::uint32_t t = node::next(lw[node::head]); t != node::tail; t = node::next(lw[t])) {
-        const std::string at = " at level " + std::to_string(l) + ", node " + std::to_string(t);
-        if (t < 2 || t >= n) return "next index " + std::to_string(t) + " outside the pool" + at;
-        if (seen[t]) return "cycle" + at;
+        // Built only for a fault: one string per node made a check of a
+        // million-key skiplist take seconds.
+        const auto at = [&] { return " at level " + std::to_string(l) + ", node " + std::to_string(t); };
+        if (t < 2 || t >= n) return "next index " + std::to_string(t) + " outside the pool" + at();
+        if (seen[t]) return "cycle" + at();
         seen[t] = 1;
-        if (node::marked(lw[t])) return "marked node reachable" + at;
-        if (node::flag(lw[t])) return "user node flagged as a sentinel" + at;
+        if (node::marked(lw[t])) return "marked node reachable" + at();
+        if (node::flag(lw[t])) return "user node flagged as a sentinel" + at();
         const std::uint32_t k = node::key(lw[t]);
-        if (!first && k <= last) return "keys not strictly increasing" + at;
+        if (!first && k <= last) return "keys not strictly increasing" + at();
         first = false;
         last = k;
         if (l == 0) {
@@ -176,8 +230,8 @@ class towers {
           ++users;
           if (keys) keys->push_back(k);
         } else {
-          if (linked[t] != l) return "level " + std::to_string(l) + " is not a sublist of the level below" + at;
-          if (node::key(w[t]) != k) return "the node's words disagree on its key" + at;
+          if (linked[t] != l) return "level " + std::to_string(l) + " is not a sublist of the level below" + at();
+          if (node::key(w[t]) != k) return "the node's words disagree on its key" + at();
         }
         ++linked[t];
       }
