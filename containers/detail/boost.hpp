@@ -47,31 +47,45 @@
 #include <type_traits>
 #include <vector>
 
+#include "containers/list/detail/node_pool.hpp"
 #include "containers/status.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx.hpp"
+#include "stm/tx_macros.hpp"
 
 namespace stm::containers::detail {
 
 namespace key_lock {
 using word_t = std::uint64_t;
 /// What a committed transaction leaves for settle() to do on the native set.
-enum apply_op : std::uint32_t { apply_nothing = 0, apply_insert = 1, apply_remove = 2 };
+/// apply_assign (maps only): the key stays present, its value becomes the
+/// staged one.
+enum apply_op : std::uint32_t { apply_nothing = 0, apply_insert = 1, apply_remove = 2, apply_assign = 3 };
 
 STM_HD inline constexpr bool pending(word_t v) { return (v & 1u) != 0; }
 // pending: bit 0 set, bit 1 the view (present), bits 2-3 the apply_op, bits
-// 4-22 the owner's thread id (19 bits, lock_word::owner_bits), bits 32-63 the key.
-STM_HD inline constexpr word_t make_pending(std::uint32_t key, std::uint32_t tid, bool present, apply_op op) {
-  return (word_t(key) << 32) | (word_t(tid & (lock_word::max_threads - 1)) << 4) | (word_t(op) << 2) |
-         (word_t(present) << 1) | 1u;
+// 4-22 the owner's thread id (19 bits, lock_word::owner_bits), bit 23 staged
+// (maps: the key's value is the key lock's value word, below; a present view
+// without it has value 0, a new key's), bits 32-63 the key.
+STM_HD inline constexpr word_t make_pending(std::uint32_t key, std::uint32_t tid, bool present, apply_op op,
+                                           bool staged = false) {
+  return (word_t(key) << 32) | (word_t(staged) << 23) | (word_t(tid & (lock_word::max_threads - 1)) << 4) |
+         (word_t(op) << 2) | (word_t(present) << 1) | 1u;
 }
 STM_HD inline constexpr std::uint32_t owner(word_t v) { return static_cast<std::uint32_t>(v >> 4) & (lock_word::max_threads - 1); }
 STM_HD inline constexpr std::uint32_t key(word_t v) { return static_cast<std::uint32_t>(v >> 32); }
 STM_HD inline constexpr bool present(word_t v) { return (v >> 1) & 1u; }
 STM_HD inline constexpr apply_op op(word_t v) { return static_cast<apply_op>((v >> 2) & 3u); }
+STM_HD inline constexpr bool staged(word_t v) { return (v >> 23) & 1u; }
+/// The native structure's presence of the key under this transaction's own
+/// pending value v (what settle starts from).
+STM_HD inline constexpr bool native_present(word_t v) {
+  return op(v) == apply_nothing ? present(v) : op(v) != apply_insert;
+}
 }  // namespace key_lock
 
 /// How keys map onto key-lock words: keys lo .. lo + count x keys_per_lock - 1
@@ -90,7 +104,7 @@ struct key_map {
 
 /// Device/thread view of the key locks (trivially copyable).
 struct key_locks_ref {
-  key_lock::word_t* words = nullptr;  // the STM words: map.count key locks, then the guard (below)
+  key_lock::word_t* words = nullptr;  // the STM words: map.count key locks, the guard (below), then the value words (maps)
   std::uint64_t* applied = nullptr;   // per word: effects applied so far (only settle() writes it)
   key_map map{};
   STM_HD key_lock::word_t* word(std::uint32_t i) const { return words + i; }
@@ -98,6 +112,10 @@ struct key_locks_ref {
   /// transaction never comes from the transaction's own writes, so it makes
   /// the STM check the earlier reads as a read does (count_in()).
   STM_HD key_lock::word_t* guard() const { return words + map.count; }
+  /// Maps: key lock i's value word, an STM word like the key lock (read and
+  /// written through the transaction): the staged value of a pending put,
+  /// meaningful while the key lock is pending with staged set.
+  STM_HD key_lock::word_t* value_word(std::uint32_t i) const { return words + map.count + 1 + i; }
   STM_HD atomic_ref<key_lock::word_t> at(std::uint32_t i) const { return atomic_ref<key_lock::word_t>(words[i]); }
 };
 static_assert(std::is_trivially_copyable_v<key_locks_ref>);
@@ -107,8 +125,10 @@ class key_locks {
  public:
   /// lo: first key of the direct range; count >= 1 words; keys_per_lock a
   /// power of two (usage_error otherwise).
-  key_locks(backend where, std::uint32_t lo, std::uint64_t count, std::uint32_t keys_per_lock)
-      : words_(where, checked(count, keys_per_lock) + 1), applied_(where, static_cast<std::size_t>(count)) {
+  /// values: a value word per key lock after the guard (maps).
+  key_locks(backend where, std::uint32_t lo, std::uint64_t count, std::uint32_t keys_per_lock, bool values = false)
+      : words_(where, (checked(count, keys_per_lock) + 1) * (values ? 2 : 1) - (values ? 1 : 0)),
+        applied_(where, static_cast<std::size_t>(count)) {
     ref_.words = words_.data();
     ref_.applied = applied_.data();
     ref_.map.lo = lo;
@@ -119,7 +139,7 @@ class key_locks {
   key_locks_ref ref() const { return ref_; }
   std::uint32_t size() const { return ref_.map.count; }
   /// The STM words: the key locks and the guard (what an own lock table covers).
-  std::uint64_t words() const { return std::uint64_t(ref_.map.count) + 1; }
+  std::uint64_t words() const { return words_.size(); }
   std::uint32_t keys_per_lock() const { return 1u << ref_.map.shift; }
   /// Quiescent point: "" when no word is pending (every committed effect was
   /// applied: each composed operation was settled), else the first one.
@@ -136,7 +156,7 @@ class key_locks {
   /// Every word clean, every count zero (construction only: afterwards a
   /// clean value must never come back).
   void reset() {
-    words_.upload(std::vector<key_lock::word_t>(std::size_t(ref_.map.count) + 1, 0));
+    words_.upload(std::vector<key_lock::word_t>(words_.size(), 0));
     applied_.upload(std::vector<std::uint64_t>(ref_.map.count, 0));
   }
   static std::size_t checked(std::uint64_t count, std::uint32_t keys_per_lock) {
@@ -200,22 +220,41 @@ STM_HD op_status observe(Tx& tx, const key_locks_ref& kl, std::uint32_t key, Pre
 
 /// Step 4: the transaction's update of key from what observe() found: the
 /// key becomes `present`. Returns false when the attempt ended.
+/// Maps: stage = the key's value becomes `value` (written to the key lock's
+/// value word through tx; settle inserts the key with it or assigns it).
 template <class Tx>
-STM_HD bool make_pending(Tx& tx, const key_locks_ref& kl, std::uint32_t key, const observed& o, bool now_present) {
+STM_HD bool make_pending(Tx& tx, const key_locks_ref& kl, std::uint32_t key, const observed& o, bool now_present,
+                         bool stage = false, std::uint32_t value = 0) {
   using namespace key_lock;
   // What settle must change in the native set: the native state is the view
   // unless this transaction's own pending value already changed it.
-  const bool native = o.own ? (op(o.value) == apply_nothing ? present(o.value) : op(o.value) == apply_remove)
-                            : o.present;
-  const apply_op a = native == now_present ? apply_nothing : now_present ? apply_insert : apply_remove;
-  tx.write(kl.word(o.lock), make_pending(key, tx.thread_id(), now_present, a));
+  const bool native = o.own ? native_present(o.value) : o.present;
+  const apply_op a = !now_present ? (native ? apply_remove : apply_nothing)
+                     : !native    ? apply_insert
+                     : stage      ? apply_assign
+                                  : apply_nothing;
+  if (stage && now_present) tx.write(kl.value_word(o.lock), key_lock::word_t(value));
+  tx.write(kl.word(o.lock), make_pending(key, tx.thread_id(), now_present, a, stage && now_present));
   return tx.active();
+}
+
+/// Maps: the value of key under this transaction's own pending value v with
+/// a present view (the staged value, read back from tx's write set, or 0).
+template <class Tx>
+STM_HD std::uint32_t own_value(Tx& tx, const key_locks_ref& kl, std::uint32_t i, key_lock::word_t v) {
+  return key_lock::staged(v) ? static_cast<std::uint32_t>(tx.read(kl.value_word(i))) : 0u;
 }
 
 /// The STM lock word of key lock i under `locks` is a final lock: its
 /// committer is writing back (a bounded wait: it waits for nobody).
 STM_HD inline bool writing_back(const lock_table_ref& locks, const key_locks_ref& kl, std::uint32_t i) {
   return lock_word::is_final(locks.word(locks.index_of(kl.word(i))).load(memory_order_acquire));
+}
+
+/// Address p's STM lock word under `locks` is a final lock (its committer is
+/// writing back).
+STM_HD inline bool final_locked(const lock_table_ref& locks, const void* p) {
+  return lock_word::is_final(locks.word(locks.index_of(p)).load(memory_order_acquire));
 }
 
 /// One-shot lookup without a transaction. The key lock's STM lock word is
@@ -252,6 +291,50 @@ STM_HD bool lookup(const lock_table_ref& locks, const key_locks_ref& kl, std::ui
   }
 }
 
+/// Maps: lookup() of key's presence and value (value set when present). A
+/// pending word for key with a staged value: the value word, once its STM
+/// lock is not a final lock (the commit that wrote the pending value wrote
+/// it too, under final locks taken before either write-back: having seen the
+/// pending value, this thread sees that lock final or released after the
+/// write-back), accepted if the key lock still holds the pending value
+/// afterwards. native_get(key, value) is the native lookup.
+template <class Get>
+STM_HD bool lookup_value(const lock_table_ref& locks, const key_locks_ref& kl, std::uint32_t key, Get&& native_get,
+                         std::uint32_t& value) {
+  const std::uint32_t i = kl.map.index_of(key);
+  for (;;) {
+    if (writing_back(locks, kl, i)) {
+      platform::backoff_ns(64);
+      continue;
+    }
+    const key_lock::word_t v = kl.at(i).load(memory_order_acquire);
+    if (key_lock::pending(v) && key_lock::key(v) == key) {
+      if (!key_lock::present(v)) return false;
+      if (!key_lock::staged(v)) {
+        value = 0;
+        return true;
+      }
+      if (final_locked(locks, kl.value_word(i))) {
+        platform::backoff_ns(64);
+        continue;
+      }
+      const auto x = atomic_ref<key_lock::word_t>(*kl.value_word(i)).load(memory_order_acquire);
+      if (kl.at(i).load(memory_order_acquire) != v) continue;
+      value = static_cast<std::uint32_t>(x);
+      return true;
+    }
+    // As lookup(): clean, or pending for another key of the word.
+    const atomic_ref<std::uint64_t> applied(kl.applied[i]);
+    const std::uint64_t a = key_lock::pending(v) ? applied.load(memory_order_relaxed) : 0;
+    std::uint32_t x = 0;
+    const bool present = native_get(key, x);
+    if (kl.at(i).load(memory_order_acquire) == v && (!key_lock::pending(v) || applied.load(memory_order_relaxed) == a)) {
+      if (present) value = x;
+      return present;
+    }
+  }
+}
+
 /// After the transaction, once per composed update (settle()): when this
 /// transaction's commit left word i pending, apply the effect to the native
 /// set (insert(key) / remove(key): each must succeed, as nobody else can
@@ -260,19 +343,23 @@ STM_HD bool lookup(const lock_table_ref& locks, const key_locks_ref& kl, std::ui
 /// net effect; later ones find the word clean or another owner's, and do
 /// nothing. An insert's settle passes can_insert; a remove's settle leaves a
 /// pending insert to the insert's own settle (which holds the node).
-/// Returns the applied op.
-template <class Insert, class Remove>
+/// native_insert and native_assign take (key, the pending value) (maps: its
+/// staged bit says where the value is). Returns the applied op.
+template <class Insert, class Remove, class Assign>
 STM_HD key_lock::apply_op settle_key(const key_locks_ref& kl, std::uint32_t i, std::uint32_t key, std::uint32_t tid,
-                                     bool can_insert, Insert&& native_insert, Remove&& native_remove) {
+                                     bool can_insert, Insert&& native_insert, Remove&& native_remove,
+                                     Assign&& native_assign) {
   using namespace key_lock;
   const word_t v = kl.at(i).load(memory_order_acquire);
   if (!pending(v) || owner(v) != (tid & (lock_word::max_threads - 1)) || key_lock::key(v) != key) return apply_nothing;
   const apply_op a = op(v);
   if (a == apply_insert) {
     if (!can_insert) return apply_nothing;
-    native_insert(key);
+    native_insert(key, v);
   } else if (a == apply_remove) {
     native_remove(key);
+  } else if (a == apply_assign) {
+    native_assign(key, v);
   }
   // Only the owner of the pending word writes applied[i]; the next owner
   // read the clean value stored below (release) before it could commit.
@@ -418,5 +505,168 @@ STM_HD op_status count_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std
   n = c;
   return op_status::ok;
 }
+
+/// Maps: composed for_each over [lo, hi) on tx: f(key, value) for every key
+/// of the range in tx's view, in increasing key order. The key locks of the
+/// range are read through tx as in count_in() (another's pending one: wait,
+/// lock_conflict; this transaction's own pending keys, at most MaxOwn of them,
+/// are delivered by their view), the native walk for_each_value(lo, hi,
+/// visit(key, value)) fills batches of Batch entries, and before a batch
+/// reaches f the guard is read through tx once more, which checks every
+/// earlier read (count_in(); a repeated read of the guard is a new read and
+/// checks again): f only ever sees entries of one snapshot, and an attempt
+/// that fails a check ends before f sees the batch (f must, like the body,
+/// be retried from scratch by the caller's TX_BEGIN). ok, aborted, or
+/// capacity.
+template <std::uint32_t MaxOwn = 8, std::uint32_t Batch = 16, class Tx, class ForEachValue, class F>
+STM_HD op_status for_each_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std::uint32_t hi,
+                             ForEachValue&& for_each_value, F&& f) {
+  if (hi <= lo) return op_status::ok;
+  std::uint32_t own_key[MaxOwn] = {};
+  key_lock::word_t own_word[MaxOwn] = {};
+  std::uint32_t own_lock[MaxOwn] = {};
+  std::uint32_t n_own = 0;
+  op_status st = op_status::ok;
+  each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
+    if (st != op_status::ok) return;
+    const key_lock::word_t v = tx.read(kl.word(i));
+    if (!tx.active()) {
+      st = op_status::aborted;
+    } else if (key_lock::pending(v)) {
+      if (key_lock::owner(v) != tx.thread_id()) {
+        wait_moved(kl, i, v);
+        tx.lock_conflict();
+        st = op_status::aborted;
+      } else if (key_lock::key(v) >= lo && key_lock::key(v) < hi) {
+        if (n_own == MaxOwn) {
+          st = op_status::capacity;
+        } else {
+          // Insertion sort by key: merged into the walk's order below.
+          std::uint32_t j = n_own++;
+          for (; j > 0 && own_key[j - 1] > key_lock::key(v); --j) {
+            own_key[j] = own_key[j - 1];
+            own_word[j] = own_word[j - 1];
+            own_lock[j] = own_lock[j - 1];
+          }
+          own_key[j] = key_lock::key(v);
+          own_word[j] = v;
+          own_lock[j] = i;
+        }
+      }
+    }
+  });
+  if (st != op_status::ok) return st;
+  std::uint32_t bk[Batch], bv[Batch];
+  std::uint32_t nb = 0, next_own = 0;
+  bool ok = true;
+  // Check everything read so far, then hand the batch to f.
+  auto flush = [&]() {
+    if (!ok) return;
+    (void)tx.read(kl.guard());
+    if (!tx.active()) {
+      ok = false;
+      return;
+    }
+    for (std::uint32_t j = 0; j < nb; ++j) f(bk[j], bv[j]);
+    nb = 0;
+  };
+  auto push = [&](std::uint32_t k, std::uint32_t v) {
+    if (!ok) return;
+    if (nb == Batch) flush();
+    if (!ok) return;
+    bk[nb] = k;
+    bv[nb++] = v;
+  };
+  // This transaction's own keys below k, by their views (present ones only).
+  auto own_below = [&](std::uint64_t k) {
+    for (; next_own < n_own && own_key[next_own] < k; ++next_own)
+      if (key_lock::present(own_word[next_own]))
+        push(own_key[next_own], own_value(tx, kl, own_lock[next_own], own_word[next_own]));
+  };
+  for_each_value(lo, hi, [&](std::uint32_t k, std::uint32_t v) {
+    own_below(k);
+    for (std::uint32_t j = 0; j < n_own; ++j)
+      if (own_key[j] == k) return;  // delivered by its view
+    push(k, v);
+  });
+  own_below(std::uint64_t(hi));
+  flush();
+  return ok ? op_status::ok : op_status::aborted;
+}
+
+/// What an update does to its key: insert if absent, remove if present, or
+/// (maps) put: insert with a value or assign it.
+enum class update_kind : std::uint32_t { insert, remove, put };
+
+/// The handle part every boosted set shares (tx_set_ref, tx_skiplist_ref):
+/// the key locks, the lock table, the manager, and the one-shot transaction
+/// and composed insert / remove (put) written once over them. Derived (CRTP)
+/// provides, to this base as a friend: node_pool() (the pool its inserts take
+/// nodes from), present_fn() (the native lookup), settle(tx, slot), and
+/// has_values (a map: its key locks have value words).
+template <class Derived, class CM, class Config>
+class boosted_ref {
+ public:
+  using contention_manager = CM;
+  using config = Config;
+
+  /// The lock table its transactions use (build composed transactions on it).
+  STM_HD lock_table_ref locks() const { return locks_; }
+
+ protected:
+  STM_HD const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  /// insert (insert = true, slot holding the node reserved for it) or remove
+  /// of key as one transaction of its own, settled: ok, exists, not_found, or
+  /// capacity.
+  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, update_kind kind, list::node_slot& slot,
+                            tx_counters* counters, std::uint32_t value = 0) const {
+    transaction<CM, Config> tx(locks_, tid, cm_);
+    op_status st = op_status::ok;
+    TX_BEGIN(tx) {
+      st = update_in(tx, key, kind, slot, value);
+      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
+      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
+    }
+    TX_END(tx);
+    self().settle(tx, slot);
+    if (counters) *counters += tx.counters();
+    if (tx.committed()) return op_status::ok;
+    return st == op_status::exists || st == op_status::not_found || st == op_status::full ? st : op_status::capacity;
+  }
+
+  /// An update of key on tx: steps 1-4 of the header. The slot's mark
+  /// (attempt, key, lock) changes only when this call makes the key pending:
+  /// an answer that changes nothing (exists, not found) leaves the change an
+  /// earlier call on the slot made in this attempt. An insert's node: the
+  /// slot's (a one-shot insert takes it before its transaction), else one
+  /// taken here when the key must be inserted natively.
+  template <class Tx>
+  STM_HD op_status update_in(Tx& tx, std::uint32_t key, update_kind kind, list::node_slot& slot,
+                             std::uint32_t value = 0) const {
+    observed o;
+    const op_status st = observe(tx, keys_, key, self().present_fn(), o);
+    if (st != op_status::ok) return st;
+    const bool now_present = kind != update_kind::remove;
+    if (kind != update_kind::put && o.present == now_present) return now_present ? op_status::exists : op_status::not_found;
+    const bool native = o.own ? key_lock::native_present(o.value) : o.present;
+    if (now_present && !native && slot.node == list::node::head &&
+        (slot.node = self().node_pool().allocate()) == list::node::head)
+      return op_status::full;
+    // Maps: a put stages its value; an insert that finds the key present
+    // natively (this transaction removed it) stages 0, a new key's value.
+    const bool stage = Derived::has_values && (kind == update_kind::put || (now_present && native));
+    if (!make_pending(tx, keys_, key, o, now_present, stage, kind == update_kind::put ? value : 0u))
+      return op_status::aborted;
+    slot.attempt = tx.attempts() + 1;
+    slot.key = key;
+    slot.lock = o.lock;
+    return op_status::ok;
+  }
+
+  key_locks_ref keys_{};
+  lock_table_ref locks_{};
+  CM cm_{};
+};
 
 }  // namespace stm::containers::detail

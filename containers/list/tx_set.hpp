@@ -77,24 +77,29 @@ using tx_set_config = tx_config<4, 2, true>;
 /// Kernel handle of a tx_set: CM and Config are the manager and the
 /// descriptor of its one-shot operations.
 template <class CM = cm::prstm, class Config = tx_set_config>
-class tx_set_ref {
+class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>, CM, Config> {
+  using base = containers::detail::boosted_ref<tx_set_ref<CM, Config>, CM, Config>;
+  using base::keys_;
+  using base::locks_;
+  using base::one_shot;
+  using base::update_in;
+
  public:
-  using contention_manager = CM;
-  using config = Config;
+  using base::locks;
 
   /// One transaction of its own: ok, exists, or full (no free node until
   /// reclaim()).
   STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
-    slot.node = pool().allocate();
+    slot.node = node_pool().allocate();
     if (slot.node == node::head) return op_status::full;
-    return one_shot(tid, key, true, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::insert, slot, counters);
   }
 
   /// One transaction of its own: ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
-    return one_shot(tid, key, false, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::remove, slot, counters);
   }
 
   /// ok (present) or not_found: a lookup between two equal loads of the
@@ -108,14 +113,14 @@ class tx_set_ref {
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, true, slot);
+    return update_in(tx, key, containers::detail::update_kind::insert, slot);
   }
   /// On the caller's open transaction: ok, not_found, capacity, or aborted.
   /// Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, false, slot);
+    return update_in(tx, key, containers::detail::update_kind::remove, slot);
   }
   /// On the caller's open transaction: ok (present), not_found, capacity, or
   /// aborted.
@@ -141,23 +146,23 @@ class tx_set_ref {
           keys_, slot.lock, slot.key, tx.thread_id(), node_id != node::head,
           // insert_node links node_id, or retires it itself had the key been
           // present (never: the key was pending, so nobody else changed it).
-          [&](std::uint32_t k) {
+          [&](std::uint32_t k, containers::detail::key_lock::word_t) {
             set_.insert_node(k, node_id);
             used = true;
           },
-          [&](std::uint32_t k) { set_.remove(0, k); });
+          [&](std::uint32_t k) { set_.remove(0, k); },
+          [](std::uint32_t, containers::detail::key_lock::word_t) {});  // a set never assigns
     }
-    if (slot.node != node::head && !used) pool().retire(slot.node);  // never published
+    if (slot.node != node::head && !used) node_pool().retire(slot.node);  // never published
     slot = node_slot{};
   }
 
-  /// The lock table its transactions use (build composed transactions on it).
-  STM_HD lock_table_ref locks() const { return locks_; }
-
  private:
   friend class tx_set;
+  friend base;
+  static constexpr bool has_values = false;
 
-  STM_HD const detail::pool_ref& pool() const { return set_.pool_; }
+  STM_HD const detail::pool_ref& node_pool() const { return set_.pool_; }
 
   /// The native lookup (harris_set's wait-free contains).
   struct present {
@@ -166,44 +171,7 @@ class tx_set_ref {
   };
   STM_HD present present_fn() const { return present{set_}; }
 
-  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, bool insert, node_slot& slot,
-                            tx_counters* counters) const {
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) {
-      st = update_in(tx, key, insert, slot);
-      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
-      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
-    }
-    TX_END(tx);
-    settle(tx, slot);
-    if (counters) *counters += tx.counters();
-    if (tx.committed()) return op_status::ok;
-    return st == op_status::exists || st == op_status::not_found ? st : op_status::capacity;
-  }
-
-  /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
-  /// The slot's mark (attempt, key, lock) changes only when this call makes
-  /// the key pending: an answer that changes nothing (exists, not found)
-  /// leaves the change an earlier call on the slot made in this attempt.
-  template <class Tx>
-  STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
-    containers::detail::observed o;
-    const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
-    if (st != op_status::ok) return st;
-    if (o.present == insert) return insert ? op_status::exists : op_status::not_found;
-    if (insert && slot.node == node::head && (slot.node = pool().allocate()) == node::head) return op_status::full;
-    if (!containers::detail::make_pending(tx, keys_, key, o, insert)) return op_status::aborted;
-    slot.attempt = tx.attempts() + 1;
-    slot.key = key;
-    slot.lock = o.lock;
-    return op_status::ok;
-  }
-
   harris_set_ref set_{};
-  containers::detail::key_locks_ref keys_{};
-  lock_table_ref locks_{};
-  CM cm_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_set_ref<>>);
 

@@ -10,6 +10,10 @@
 //   stm::op_status st = s.insert(tid, key);  // ok | exists | full (pool exhausted)
 //   s.remove(tid, key);                       // ok | not_found
 //   s.contains(tid, key);                     // ok (present) | not_found
+//   // as a map (a 32-bit value per key; a set insert gives a new key value 0):
+//   s.put(tid, key, value);                   // ok (inserted or assigned) | full
+//   std::uint32_t v; s.get(tid, key, v);      // ok (v set) | not_found
+//   s.erase(tid, key);                        // ok | not_found
 //   (tid: the caller's thread id, which every container takes first; unused here)
 //   // on the host, between launches (quiescent point):
 //   set.reclaim();                            // unlinked nodes become free again
@@ -61,6 +65,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "containers/list/detail/harris_search.hpp"
@@ -165,6 +170,81 @@ class lockfree_skiplist_ref {
     return cur != node::tail && node::key(cw) == key ? op_status::ok : op_status::not_found;
   }
 
+  // --- the map (a 32-bit value per key; detail/towers.hpp, Values) ---------
+  // Members beside the set's algorithm, which they use unchanged: get is the
+  // wait-free walk of contains plus a value load, put an assignment to the
+  // live node of the key or insert_node with the value written before the
+  // node is published, erase the set's remove.
+  //
+  // Linearization. put on a present key: at its value store, or, when a
+  // remove marked the node between put's walk (which saw it unmarked) and the
+  // store, immediately before that mark (inside put's interval: the walk came
+  // after put's invocation, the store before its response); its value is then
+  // overwritten by the removal at once. get reads the value and then the
+  // node's level-0 word: unmarked, so the node was live at the value load,
+  // where get takes effect; marked, it walks again (a value stored into a node
+  // after its mark is never returned). put of an absent key: at insert_node's
+  // level-0 link (the node's value is published by that release CAS).
+
+  /// ok (value set) when key is present, else not_found. Lock-free: walks
+  /// again only when a remove marks the node it found.
+  STM_HD op_status get(std::uint32_t /*tid*/, std::uint32_t key, std::uint32_t& value) const {
+    for (;;) {
+      const std::uint32_t n = locate(key);
+      if (n == node::tail) return op_status::not_found;
+      const std::uint32_t v = t_.value_at(n).load(memory_order_acquire);  // pairs with put's release store
+      if (!node::marked(load(0, n))) {
+        value = v;
+        return op_status::ok;
+      }
+    }
+  }
+
+  /// Insert key with value, or assign value to a present key (one atomic
+  /// store): ok, or full (no free node until reclaim()).
+  STM_HD op_status put(std::uint32_t /*tid*/, std::uint32_t key, std::uint32_t value) const {
+    for (;;) {
+      const std::uint32_t n = locate(key);
+      if (n != node::tail) {
+        t_.value_at(n).store(value, memory_order_release);
+        return op_status::ok;
+      }
+      const std::uint32_t fresh = t_.pool.allocate();
+      if (fresh == node::head) return op_status::full;
+      t_.value_at(fresh).store(value, memory_order_relaxed);  // private: published by insert_node's level-0 CAS
+      // exists: an insert of the key came first (fresh is retired, never
+      // published); assign to it on the next pass.
+      if (insert_node(key, fresh) == op_status::ok) return op_status::ok;
+    }
+  }
+
+  /// Remove key and its value: ok or not_found (the set's remove).
+  STM_HD op_status erase(std::uint32_t tid, std::uint32_t key) const { return remove(tid, key); }
+
+  /// visit(key, value) for every key of [lo, hi) the level-0 walk finds
+  /// unmarked, in increasing order (values loaded as the walk passes: not a
+  /// snapshot by itself; tx_skiplist brackets it with its key locks).
+  template <class Visit>
+  STM_HD void for_each_value_in(std::uint32_t lo, std::uint32_t hi, Visit&& visit) const {
+    if (hi <= lo) return;
+    std::uint32_t pred = node::head;
+    for (std::uint32_t l = t_.levels; l-- > 1;) {
+      for (std::uint32_t cur = node::next(load(l, pred)); cur != node::tail;) {
+        const node::word_t cw = load(l, cur);
+        if (node::key(cw) >= lo) break;
+        if (!node::marked(cw)) pred = cur;
+        cur = node::next(cw);
+      }
+    }
+    for (std::uint32_t cur = node::next(load(0, pred)); cur != node::tail;) {
+      const node::word_t cw = load(0, cur);
+      const std::uint32_t k = node::key(cw);
+      if (k >= hi) break;
+      if (k >= lo && !node::marked(cw)) visit(k, t_.value_at(cur).load(memory_order_acquire));
+      cur = node::next(cw);
+    }
+  }
+
   /// visit(key) for every key k with lo <= k < hi that the walk finds
   /// unmarked at level 0, in increasing order (a plain walk: not a snapshot
   /// of the range by itself; tx_skiplist brackets it with its key locks).
@@ -221,6 +301,24 @@ class lockfree_skiplist_ref {
   }
   STM_HD node::word_t load(std::uint32_t l, std::uint32_t i) const {
     return at(l, i).load(memory_order_acquire);  // pairs with the release of the CAS that linked node i
+  }
+
+  /// The node holding key unmarked at level 0 when the walk passed it, or
+  /// node::tail: contains()'s wait-free walk, returning the node.
+  STM_HD std::uint32_t locate(std::uint32_t key) const {
+    std::uint32_t pred = node::head, cur = node::tail;
+    node::word_t cw = 0;
+    for (std::uint32_t l = t_.levels; l-- > 0;) {
+      cur = node::next(load(l, pred));
+      for (;;) {
+        if (cur == node::tail) break;
+        cw = load(l, cur);
+        if (!node::marked(cw) && node::key(cw) >= key) break;
+        if (!node::marked(cw)) pred = cur;
+        cur = node::next(cw);
+      }
+    }
+    return cur != node::tail && node::key(cw) == key ? cur : node::tail;
   }
 
   /// After a lost level-0 CAS: Harris' search of level 0 again, from the
@@ -285,12 +383,22 @@ class lockfree_skiplist {
   std::uint64_t reclaim() { return towers_.reclaim(); }
   /// Quiescent point: empty the set and free every node.
   void clear() { towers_.clear(); }
+  /// Quiescent point: the contents become `keys` (values[i] each, or 0), in
+  /// linear time after a sort (detail/towers.hpp, assign).
+  void assign(std::vector<std::uint32_t> keys, std::vector<std::uint32_t> values = {}) {
+    towers_.assign(std::move(keys), std::move(values));
+  }
 
   /// Quiescent point: the keys in order.
   std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "lockfree_skiplist"); }
   /// Quiescent point: the structure check of detail/towers.hpp ("" when sound).
   std::string check(std::vector<std::uint32_t>* keys = nullptr) const { return towers_.check(keys); }
   std::vector<std::uint32_t> free_nodes() const { return towers_.free_nodes(); }
+  /// Quiescent point: (key, value) pairs in key order (the map's contents).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> entries() const {
+    (void)contents();  // throws when the structure is unsound
+    return towers_.entries();
+  }
 
  private:
   detail::towers towers_;

@@ -13,9 +13,15 @@
 //   s.contains(tid, key);                    // ok (present) | not_found
 //   std::uint32_t n; s.count(tid, lo, hi, n);  // ok (n keys in [lo, hi))
 //   set.reclaim();                           // host, between launches
+//   // as a map (a 32-bit value per key; a set insert gives a new key value 0):
+//   s.put(tid, key, value);                  // ok (inserted or assigned) | full
+//   std::uint32_t v; s.get(tid, key, v);     // ok (v set) | not_found
+//   s.erase(tid, key);                       // ok | not_found
 //   // on a caller's transaction (opaque descriptor), as tx_set:
-//   //   s.insert(tx, key, slot), s.remove(tx, key, slot), s.contains(tx, key), s.count(tx, lo, hi, n);
-//   //   then s.settle(tx, slot) for every insert and remove, right after the transaction
+//   //   s.insert(tx, key, slot), s.remove(tx, key, slot), s.contains(tx, key), s.count(tx, lo, hi, n),
+//   //   s.put(tx, key, value, slot), s.get(tx, key, v), s.erase(tx, key, slot),
+//   //   s.for_each(tx, lo, hi, [&](std::uint32_t key, std::uint32_t value) { ... });
+//   //   then s.settle(tx, slot) for every insert, remove, put and erase, right after the transaction
 //
 // Layout: lockfree_skiplist's towers (detail/towers.hpp), changed only by its
 // own lock-free algorithm, and the key locks: 64-bit STM words, key k on
@@ -28,10 +34,23 @@
 // commit. Two operations on keys with different lock words never conflict;
 // nothing of the skiplist is read or written through the transaction.
 //
+// Values (the map): the skiplist's nodes carry a 32-bit value word
+// (detail/towers.hpp), and each key lock a value word beside it, an STM word
+// too: a put writes the value word and the key lock (pending, "staged")
+// through the transaction, a get on a pending key of its own transaction
+// reads the value word back, a one-shot get of another's committed pending
+// put reads it once the commit's write-back is over, and settle() inserts the
+// key with the value or assigns it with the native put (one atomic store).
+// An erase is a remove. Everything else is the set's protocol: a put
+// conflicts with the operations on its key only.
+//
 // count(lo, hi) reads the key lock of every key in [lo, hi) (each word once:
 // at most count words), walks level 0, and then reads one more word (the
 // guard) through the transaction, which re-checks the earlier reads: a count
-// conflicts with the updates of its range only. The one-shot count and
+// conflicts with the updates of its range only. for_each(lo, hi, f) reads the
+// same key locks, walks level 0 with the values, and hands f its entries in
+// batches of 16, each after one more read of the guard (f sees checked
+// entries only; it may be called again on a retry, like the body). The one-shot count and
 // contains run no transaction: the walk or lookup between two passes over
 // the locks that find them unchanged, pending keys counted by their views.
 //
@@ -55,14 +74,16 @@
 // Composition: as every transactional container (containers/stack/tx.hpp
 // says what a caller must do): construct the set with the `shared` lock table
 // of the other containers, build the transaction on s.locks(), with an opaque
-// descriptor. An insert, remove or contains reads one word and writes at
-// most one; a count reads one per key lock of its range plus one.
+// descriptor. An insert, remove, contains or get reads one word and writes at
+// most one (a put two: its value and the key lock); a count reads one per key
+// lock of its range plus one, a for_each also one per 16 entries.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cmp/prstm.hpp"
@@ -81,10 +102,15 @@ using tx_skiplist_config = tx_config<4, 2, true>;
 /// Kernel handle of a tx_skiplist: CM and Config are the manager and the
 /// descriptor of its one-shot updates.
 template <class CM = cm::prstm, class Config = tx_skiplist_config>
-class tx_skiplist_ref {
+class tx_skiplist_ref : public containers::detail::boosted_ref<tx_skiplist_ref<CM, Config>, CM, Config> {
+  using base = containers::detail::boosted_ref<tx_skiplist_ref<CM, Config>, CM, Config>;
+  using base::keys_;
+  using base::locks_;
+  using base::one_shot;
+  using base::update_in;
+
  public:
-  using contention_manager = CM;
-  using config = Config;
+  using base::locks;
 
   /// One transaction of its own: ok, exists, or full (no free node until
   /// reclaim()).
@@ -92,13 +118,13 @@ class tx_skiplist_ref {
     node_slot slot;
     slot.node = t().pool.allocate();
     if (slot.node == node::head) return op_status::full;
-    return one_shot(tid, key, true, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::insert, slot, counters);
   }
 
   /// One transaction of its own: ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
     node_slot slot;
-    return one_shot(tid, key, false, slot, counters);
+    return one_shot(tid, key, containers::detail::update_kind::remove, slot, counters);
   }
 
   /// ok (present) or not_found: a lookup between two equal loads of the
@@ -120,14 +146,14 @@ class tx_skiplist_ref {
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status insert(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, true, slot);
+    return update_in(tx, key, containers::detail::update_kind::insert, slot);
   }
   /// On the caller's open transaction: ok, not_found, capacity, or aborted.
   /// Call settle(tx, slot) after the transaction.
   template <class Tx, class = containers::detail::if_transaction<Tx>>
   STM_HD op_status remove(Tx& tx, std::uint32_t key, node_slot& slot) const {
     STM_COMPOSED_OP(Tx, tx);
-    return update_in(tx, key, false, slot);
+    return update_in(tx, key, containers::detail::update_kind::remove, slot);
   }
   /// On the caller's open transaction: ok (present), not_found, capacity, or
   /// aborted.
@@ -147,7 +173,64 @@ class tx_skiplist_ref {
     return containers::detail::count_in(tx, keys_, lo, hi, walk_fn(), n);
   }
 
-  /// After a transaction that ran insert(tx, ..., slot) or remove(tx, ...,
+  // --- the map: a 32-bit value per key (a set insert gives a new key 0) ---
+
+  /// Insert key with value or assign value to it, one transaction of its
+  /// own: ok, or full (no free node until reclaim()).
+  STM_HD op_status put(std::uint32_t tid, std::uint32_t key, std::uint32_t value,
+                       tx_counters* counters = nullptr) const {
+    node_slot slot;
+    return one_shot(tid, key, containers::detail::update_kind::put, slot, counters, value);
+  }
+  /// ok (value set) or not_found, without a transaction (as contains).
+  STM_HD op_status get(std::uint32_t /*tid*/, std::uint32_t key, std::uint32_t& value,
+                       tx_counters* /*counters*/ = nullptr) const {
+    return containers::detail::lookup_value(locks_, keys_, key, getter{set_}, value) ? op_status::ok
+                                                                                   : op_status::not_found;
+  }
+  /// Remove key and its value: remove().
+  STM_HD op_status erase(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
+    return remove(tid, key, counters);
+  }
+
+  /// On the caller's open transaction: ok, full, capacity, or aborted. Call
+  /// settle(tx, slot) after the transaction.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status put(Tx& tx, std::uint32_t key, std::uint32_t value, node_slot& slot) const {
+    STM_COMPOSED_OP(Tx, tx);
+    return update_in(tx, key, containers::detail::update_kind::put, slot, value);
+  }
+  /// On the caller's open transaction: ok (value set), not_found, capacity,
+  /// or aborted.
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status get(Tx& tx, std::uint32_t key, std::uint32_t& value) const {
+    STM_COMPOSED_OP(Tx, tx);
+    containers::detail::observed o;
+    std::uint32_t native_value = 0;
+    const op_status st = containers::detail::observe(
+        tx, keys_, key, [&](std::uint32_t k) { return getter{set_}(k, native_value); }, o);
+    if (st != op_status::ok) return st;
+    if (!o.present) return op_status::not_found;
+    value = o.own ? containers::detail::own_value(tx, keys_, o.lock, o.value) : native_value;
+    return tx.active() ? op_status::ok : op_status::aborted;
+  }
+  /// On the caller's open transaction: remove(tx, key, slot).
+  template <class Tx, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status erase(Tx& tx, std::uint32_t key, node_slot& slot) const {
+    return remove(tx, key, slot);
+  }
+  /// On the caller's open transaction: f(key, value) for every key k with lo
+  /// <= k < hi, in increasing order, this transaction's own changes included
+  /// (containers/detail/boost.hpp, for_each_in: f sees only checked
+  /// snapshots, in batches; the body reruns on a retry). ok, capacity, or
+  /// aborted (leave the body).
+  template <class Tx, class F, class = containers::detail::if_transaction<Tx>>
+  STM_HD op_status for_each(Tx& tx, std::uint32_t lo, std::uint32_t hi, F&& f) const {
+    STM_COMPOSED_OP(Tx, tx);
+    return containers::detail::for_each_in(tx, keys_, lo, hi, walk_values{set_}, f);
+  }
+
+  /// After a transaction that ran insert, remove, erase or put on (tx, ...,
   /// slot), whatever its outcome, right after it: applies the committed
   /// change to the skiplist and frees the key, gives back an unused node, and
   /// empties the slot for the next transaction.
@@ -156,28 +239,40 @@ class tx_skiplist_ref {
     bool used = false;
     if (tx.committed() && slot.attempt == tx.attempts() + 1) {
       const std::uint32_t node_id = slot.node;
+      const std::uint32_t lock = slot.lock;
+      // The committed value of a put (the value word this thread wrote back).
+      auto staged = [&](containers::detail::key_lock::word_t v) -> std::uint32_t {
+        if (!containers::detail::key_lock::staged(v)) return 0u;
+        return static_cast<std::uint32_t>(
+            atomic_ref<containers::detail::key_lock::word_t>(*keys_.value_word(lock)).load(memory_order_relaxed));
+      };
       containers::detail::settle_key(
-          keys_, slot.lock, slot.key, tx.thread_id(), node_id != node::head,
+          keys_, lock, slot.key, tx.thread_id(), node_id != node::head,
           // insert_node links node_id, or retires it itself had the key been
           // present (never: the key was pending, so nobody else changed it).
-          [&](std::uint32_t k) {
+          // The value goes into the node before insert_node publishes it.
+          [&](std::uint32_t k, containers::detail::key_lock::word_t v) {
+            t().value_at(node_id).store(staged(v), memory_order_relaxed);
             set_.insert_node(k, node_id);
             used = true;
           },
-          [&](std::uint32_t k) { set_.remove(0, k); });
+          [&](std::uint32_t k) { set_.remove(0, k); },
+          // The key is present and nobody else changes it: put assigns.
+          [&](std::uint32_t k, containers::detail::key_lock::word_t v) { set_.put(0, k, staged(v)); });
     }
     if (slot.node != node::head && !used) t().pool.retire(slot.node);  // never published
     slot = node_slot{};
   }
 
-  /// The lock table its transactions use (build composed transactions on it).
-  STM_HD lock_table_ref locks() const { return locks_; }
   STM_HD std::uint32_t levels() const { return set_.levels(); }
 
  private:
   friend class tx_skiplist;
+  friend base;
+  static constexpr bool has_values = true;
 
   STM_HD const detail::towers_ref& t() const { return set_.t_; }
+  STM_HD const list::detail::pool_ref& node_pool() const { return set_.t_.pool; }
 
   /// The native lookup and range walk (lockfree_skiplist's wait-free ones).
   struct present {
@@ -191,47 +286,22 @@ class tx_skiplist_ref {
       set.for_each_in(lo, hi, visit);
     }
   };
+  /// The native get (the value too).
+  struct getter {
+    lockfree_skiplist_ref set;
+    STM_HD bool operator()(std::uint32_t key, std::uint32_t& value) const { return set.get(0, key, value) == op_status::ok; }
+  };
+  struct walk_values {
+    lockfree_skiplist_ref set;
+    template <class Visit>
+    STM_HD void operator()(std::uint32_t lo, std::uint32_t hi, Visit&& visit) const {
+      set.for_each_value_in(lo, hi, visit);
+    }
+  };
   STM_HD present present_fn() const { return present{set_}; }
   STM_HD walk walk_fn() const { return walk{set_}; }
 
-  STM_HD op_status one_shot(std::uint32_t tid, std::uint32_t key, bool insert, node_slot& slot,
-                            tx_counters* counters) const {
-    transaction<CM, Config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    TX_BEGIN(tx) {
-      st = update_in(tx, key, insert, slot);
-      // exists / not_found: a fact of the snapshot the read saw; nothing to commit.
-      if (st != op_status::ok) TX_SEMANTIC_ABORT(tx);
-    }
-    TX_END(tx);
-    settle(tx, slot);
-    if (counters) *counters += tx.counters();
-    if (tx.committed()) return op_status::ok;
-    return st == op_status::exists || st == op_status::not_found ? st : op_status::capacity;
-  }
-
-  /// insert (insert = true) or remove of key on tx: steps 1-4 of boost.hpp.
-  /// The slot's mark (attempt, key, lock) changes only when this call makes
-  /// the key pending: an answer that changes nothing (exists, not found)
-  /// leaves the change an earlier call on the slot made in this attempt.
-  template <class Tx>
-  STM_HD op_status update_in(Tx& tx, std::uint32_t key, bool insert, node_slot& slot) const {
-    containers::detail::observed o;
-    const op_status st = containers::detail::observe(tx, keys_, key, present_fn(), o);
-    if (st != op_status::ok) return st;
-    if (o.present == insert) return insert ? op_status::exists : op_status::not_found;
-    if (insert && slot.node == node::head && (slot.node = t().pool.allocate()) == node::head) return op_status::full;
-    if (!containers::detail::make_pending(tx, keys_, key, o, insert)) return op_status::aborted;
-    slot.attempt = tx.attempts() + 1;
-    slot.key = key;
-    slot.lock = o.lock;
-    return op_status::ok;
-  }
-
   lockfree_skiplist_ref set_{};
-  containers::detail::key_locks_ref keys_{};
-  lock_table_ref locks_{};
-  CM cm_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_skiplist_ref<>>);
 
@@ -246,14 +316,14 @@ class tx_skiplist {
   tx_skiplist(backend where, std::uint64_t capacity, std::uint32_t levels = default_levels,
               std::uint32_t keys_per_lock = 1, std::uint32_t lock_spread = 0)
       : set_(where, capacity, levels),
-        keys_(where, 0, key_lock_count(capacity, keys_per_lock), keys_per_lock),
+        keys_(where, 0, key_lock_count(capacity, keys_per_lock), keys_per_lock, /*values=*/true),
         locks_(lock_table(where, keys_.words(), keys_.ref().words, sizeof(containers::detail::key_lock::word_t),
                           lock_spread ? lock_spread : lock_table::auto_spread(keys_.words()), /*clock=*/false)) {}
   /// A skiplist whose transactions use the caller's lock table `shared`, so
   /// that they compose with other containers and data of that table; the
   /// table must outlive the skiplist's use.
   tx_skiplist(backend where, std::uint64_t capacity, const lock_table& shared, std::uint32_t levels = default_levels)
-      : set_(where, capacity, levels), keys_(where, 0, key_lock_count(capacity, 1), 1), locks_(where, shared) {}
+      : set_(where, capacity, levels), keys_(where, 0, key_lock_count(capacity, 1), 1, /*values=*/true), locks_(where, shared) {}
 
   /// The kernel handle, whose one-shot updates run under manager cm with
   /// descriptor Config.
@@ -273,6 +343,11 @@ class tx_skiplist {
   std::uint64_t reclaim() { return set_.reclaim(); }
   /// Quiescent point: empty the set and free every node (the key locks stay clean).
   void clear() { set_.clear(); }
+  /// Quiescent point: the contents become `keys` (values[i] each, or 0), in
+  /// linear time after a sort (the key locks stay clean: nothing is pending).
+  void assign(std::vector<std::uint32_t> keys, std::vector<std::uint32_t> values = {}) {
+    set_.assign(std::move(keys), std::move(values));
+  }
   /// Quiescent point: the keys in order.
   std::vector<std::uint32_t> contents() const { return list::detail::checked_contents(*this, "tx_skiplist"); }
   /// Quiescent point: the skiplist's check, then that no key lock is pending.
@@ -281,6 +356,8 @@ class tx_skiplist {
     return e.empty() ? keys_.check() : e;
   }
   std::vector<std::uint32_t> free_nodes() const { return set_.free_nodes(); }
+  /// Quiescent point: (key, value) pairs in key order (the map's contents).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> entries() const { return set_.entries(); }
   const lock_table& locks() const { return locks_.table(); }
   /// After a launch every lock must be free again (tests).
   bool locks_free() const { return locks_.all_free(); }

@@ -31,6 +31,25 @@
 //    stm::lock_word::max_threads (the transaction's priority).
 //  - Values: any trivially copyable 4- or 8-byte T; nothing reserved.
 //  - full / empty end a one-shot transaction without retry (semantic abort).
+//  - Elimination (one-shot operations only): a one-shot push or pop whose
+//    transaction has aborted `patience` times leaves it (a semantic abort:
+//    nothing written) and tries an elimination slot (detail/exchanger.hpp,
+//    Hendler, Shavit and Yerushalmi's elimination back-off, as the scan stack
+//    uses it): a push offers its value in a slot for offer_ns, a pop takes an
+//    offer. A pair that meets returns ok to both without touching the stack:
+//    it is linearized at the pop's take, push first and pop right after, a
+//    moment inside both calls at which the pair leaves the stack as it was;
+//    so the stack stays a linearizable LIFO, and every transaction (composed
+//    ones included) sees a state that some order of the operations explains.
+//    An operation that meets nobody runs its transaction again. One
+//    exception to the bounded stack's sequential specification: a push that
+//    meets a pop while the stack is full succeeds (the pair behaves as on a
+//    stack with room for one more); a push offers only when a plain load of
+//    the top shows room, so this needs a pop and a push to meet while other
+//    pushes fill the stack's last cell. Composed
+//    operations never eliminate (their effect belongs to the caller's
+//    commit). The elimination slots are the owner's (elimination_config;
+//    slots = 0: none).
 //
 // Composition (the same for tx_stack, tx_queue, tx_set and tx_skiplist): a
 // transaction that uses several containers (and the caller's own words) must
@@ -50,6 +69,7 @@
 // the one the handles were given.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -59,12 +79,20 @@
 #include "cmp/prstm.hpp"
 #include "containers/detail/tx_ops.hpp"
 #include "containers/stack/common.hpp"
+#include "containers/stack/detail/exchanger.hpp"
 #include "stm/buffer.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/tx.hpp"
 #include "stm/tx_macros.hpp"
 
 namespace stm::stack {
+
+/// Elimination of a tx_stack's one-shot operations (see the header).
+struct tx_elimination_config {
+  std::uint32_t slots = 1024;   ///< elimination slots; 0: no elimination
+  std::uint32_t patience = 2;   ///< aborted attempts before an operation tries a slot (0: one try first, then the transaction)
+  std::uint32_t offer_ns = 2048;  ///< how long a push waits in a slot
+};
 
 /// Kernel handle of a tx_stack; CM is the manager of its one-shot operations
 /// (containers/status.hpp says why the manager is chosen there).
@@ -88,18 +116,31 @@ class tx_stack_ref {
   }
   /// push or pop by kind (value: pushed, or popped into).
   STM_HD op_status exec(std::uint32_t tid, op_kind kind, T& value, tx_counters* counters = nullptr) const {
-    transaction<CM, config> tx(locks_, tid, cm_);
-    op_status st = op_status::ok;
-    T got{};
-    TX_BEGIN(tx) {
-      st = kind == op_kind::push ? push(tx, value) : pop(tx, got);
-      if (st == op_status::full || st == op_status::empty) TX_SEMANTIC_ABORT(tx);
+    // patience 0: one try at a slot first, then the transaction until it ends.
+    if (n_slots_ != 0 && patience_ == 0 && try_slot(kind, value, slot_for(tid, 0))) return eliminated();
+    for (std::uint32_t round = 1;; ++round) {
+      transaction<CM, config> tx(locks_, tid, cm_);
+      op_status st = op_status::ok;
+      T got{};
+      bool eliminate = false;
+      TX_BEGIN(tx) {
+        // Contended: leave (nothing written) and try an elimination slot.
+        if (n_slots_ != 0 && patience_ != 0 && tx.attempts() >= patience_) {
+          eliminate = true;
+          TX_SEMANTIC_ABORT(tx);
+        }
+        st = kind == op_kind::push ? push(tx, value) : pop(tx, got);
+        if (st == op_status::full || st == op_status::empty) TX_SEMANTIC_ABORT(tx);
+      }
+      TX_END(tx);
+      if (counters) *counters += tx.counters();
+      if (!eliminate) {
+        // The sets hold two entries at most: a capacity abort cannot happen.
+        if (st == op_status::ok && kind == op_kind::pop) value = got;
+        return st;
+      }
+      if (try_slot(kind, value, slot_for(tid, round))) return eliminated();
     }
-    TX_END(tx);
-    if (counters) *counters += tx.counters();
-    // The sets hold two entries at most: a capacity abort cannot happen.
-    if (st == op_status::ok && kind == op_kind::pop) value = got;
-    return st;
   }
 
   /// Inside the caller's open transaction tx (built on locks()): ok, full, or
@@ -136,8 +177,34 @@ class tx_stack_ref {
   template <class>
   friend class tx_stack;
   STM_HD word* top() const { return cells_ + capacity_; }
+  /// A slot drawn from the thread id and the round (as the scan stack's).
+  STM_HD detail::exchange_slot* slot_for(std::uint32_t tid, std::uint32_t round) const {
+    const std::uint32_t x = (tid * 2654435761u) ^ (round * 40503u + 0x9E3779B9u);
+    return slots_ + (x >> 7) % n_slots_;
+  }
+  /// A push offers its value in slot (when a plain load of the top shows
+  /// room: a full stack is the transaction's to answer, see the header); a
+  /// pop takes an offer into value. True when the pair met.
+  STM_HD bool try_slot(op_kind kind, T& value, detail::exchange_slot* slot) const {
+    if (kind == op_kind::push) {
+      if (atomic_ref<word>(*top()).load(memory_order_relaxed) >= capacity_) return false;
+      return detail::exchange_push(slot, detail::bits_of(value), offer_ns_);
+    }
+    std::uint64_t bits = 0;
+    if (!detail::exchange_pop(slot, bits)) return false;
+    value = detail::value_of<T>(static_cast<word>(bits));
+    return true;
+  }
+  /// One eliminated operation (counted for eliminated()): ok.
+  STM_HD op_status eliminated() const {
+    atomic_ref<std::uint64_t>(*eliminated_).fetch_add(1, memory_order_relaxed);
+    return op_status::ok;
+  }
   word* cells_ = nullptr;  // cells_[capacity_] is the top index
   std::uint32_t capacity_ = 0;
+  detail::exchange_slot* slots_ = nullptr;
+  std::uint64_t* eliminated_ = nullptr;  // operations completed by elimination
+  std::uint32_t n_slots_ = 0, patience_ = 0, offer_ns_ = 0;
   lock_table_ref locks_{};
   CM cm_{};
 };
@@ -153,17 +220,31 @@ class tx_stack {
   using ref_type = tx_stack_ref<T, CM>;
 
   /// capacity: 1 .. 2^31 values; usage_error otherwise.
-  tx_stack(backend where, std::uint64_t capacity)
+  tx_stack(backend where, std::uint64_t capacity, tx_elimination_config elim = {})
       : cells_(where, checked(capacity) + 1),
         // No commit clock: a one-shot transaction reads at most two locations,
         // so opacity is cheap without it, and it would be a second hot word.
         locks_(lock_table(where, capacity + 1, cells_.data(), sizeof(word), 1, /*clock=*/false)),
-        capacity_(static_cast<std::uint32_t>(capacity)) {}
+        capacity_(static_cast<std::uint32_t>(capacity)),
+        elim_(elim),
+        slots_(where, std::max<std::uint32_t>(elim.slots, 1)),
+        eliminated_(where, 1) {
+    reset_elimination();
+  }
   /// A stack whose transactions use the caller's lock table `shared`, so that
   /// they compose with other containers and data of that table; the table
   /// must outlive the stack's use.
-  tx_stack(backend where, std::uint64_t capacity, const lock_table& shared)
-      : cells_(where, checked(capacity) + 1), locks_(where, shared), capacity_(static_cast<std::uint32_t>(capacity)) {}
+  tx_stack(backend where, std::uint64_t capacity, const lock_table& shared, tx_elimination_config elim = {})
+      : cells_(where, checked(capacity) + 1),
+        locks_(where, shared),
+        capacity_(static_cast<std::uint32_t>(capacity)),
+        elim_(elim),
+        slots_(where, std::max<std::uint32_t>(elim.slots, 1)),
+        eliminated_(where, 1) {
+    reset_elimination();
+  }
+  /// Operations completed by elimination so far (quiescent point).
+  std::uint64_t eliminated() const { return eliminated_.to_vector()[0]; }
 
   /// The kernel handle, whose one-shot operations run under manager cm.
   template <class CM = cm::prstm>
@@ -171,6 +252,11 @@ class tx_stack {
     tx_stack_ref<T, CM> r;
     r.cells_ = cells_.data();
     r.capacity_ = capacity_;
+    r.slots_ = slots_.data();
+    r.eliminated_ = eliminated_.data();
+    r.n_slots_ = elim_.slots;
+    r.patience_ = elim_.patience;
+    r.offer_ns_ = elim_.offer_ns;
     r.locks_ = locks_.ref();
     r.cm_ = cm;
     return r;
@@ -197,9 +283,16 @@ class tx_stack {
     if (capacity > (1u << 31)) throw usage_error("tx stack capacity is at most 2^31 values, got " + std::to_string(capacity));
     return static_cast<std::size_t>(capacity);
   }
+  void reset_elimination() {
+    slots_.upload(std::vector<detail::exchange_slot>(slots_.size(), detail::exchange_slot{}));
+    eliminated_.upload(std::vector<std::uint64_t>{0});
+  }
   buffer<word> cells_;
   containers::detail::tx_locks locks_;
   std::uint32_t capacity_;
+  tx_elimination_config elim_;
+  buffer<detail::exchange_slot> slots_;
+  buffer<std::uint64_t> eliminated_;
 };
 
 static_assert(std::is_trivially_copyable_v<tx_stack_ref<int>>);

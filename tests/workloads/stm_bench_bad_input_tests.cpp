@@ -439,6 +439,7 @@ const std::vector<args_t>& table() {
       {"--workload", "skiplist", "--read-only", "nan"},
       {"--workload", "skiplist", "--read-only", "50", "--mix", "0/0/100"},  // nothing to split
       {"--workload", "skiplist", "--priority", "age"},
+      {"--workload", "skiplist", "--map=maybe"},
       {"--workload", "bank", "--priority", "aging"},  // a workload without PR-STM priorities to choose
       {"--workload", "skiplist", "--cm", "gpustm", "--priority", "aging"},  // the aging rule is prstm's
       {"--workload", "skiplist", "--impl", "native", "--priority", "aging"},

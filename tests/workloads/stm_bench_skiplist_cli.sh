@@ -21,6 +21,7 @@ bad --impl tx-full
 bad --impl native --hash 4
 bad --cm no_such_manager
 bad --ops 0
+bad --map=maybe
 
 if ! "$bench" --workload skiplist --backend cpu --impl all --keys 1000 --ops 20000 --threads 8 --mix 40/40/20 \
     --warmup 0 >"$tmp/out" 2>"$tmp/err"; then
@@ -29,6 +30,14 @@ elif [ "$(grep -c '^skiplist  *\(prstm\|native\) .* true$' "$tmp/out")" != 2 ]; 
   echo "FAIL: expected a verified tx row and a verified native row"; cat "$tmp/out"; fail=1
 else
   echo "ok: --impl all printed both variants, verified"
+fi
+if ! "$bench" --workload skiplist --backend cpu --impl all --map --keys 1000 --ops 20000 --threads 8 --mix 30/20/50 \
+    --warmup 0 >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: the --map run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif [ "$(grep -c '^skiplist  *\(prstm\|native\) .* true$' "$tmp/out")" != 2 ]; then
+  echo "FAIL: expected a verified tx map row and a verified native map row"; cat "$tmp/out"; fail=1
+else
+  echo "ok: --map (put / erase / get) verified on both variants"
 fi
 if ! "$bench" --workload skiplist --backend cpu --impl tx --cm prstm --priority aging --keys 1000 --ops 5000 --threads 8 \
     --warmup 0 --format json >"$tmp/out" 2>"$tmp/err"; then

@@ -8,7 +8,8 @@
 //
 // Data: the initial keys are `keys` distinct values drawn from 0 .. range-1
 // (range 2 x keys by default, so that about half the inserts and removes
-// find something to do), inserted before timing. Each launch runs `ops`
+// find something to do), put in before timing by the skiplist's assign() (a
+// linear build on the host, the towers as inserts would make them). Each launch runs `ops`
 // operations, drawn on the host from (seed, launch): kind by the mix, key
 // uniform over the range; logical thread t runs operations t, t + threads, ...
 // Timed mode (seconds > 0): launches follow each other until that much kernel
@@ -26,6 +27,15 @@
 //    that did not end on capacity), every lock free afterwards.
 // Capacity aborts (a walk longer than the read set) are counted and reported,
 // and their operations verified as having had no effect.
+//
+// Map mode (map = true): the same mix as put (insert or assign: the value is
+// the operation's index + 1, unique within the launch), erase and get, on
+// both skiplists as maps. Verification per launch and key: every value a get
+// returned and the final value are the key's value at the start of the launch
+// or one that a put of the key wrote in it; a key without puts is present at
+// the end only if it was at the start and no erase succeeded; a key whose
+// erases succeeded more often than it had puts, plus one if present at the
+// start, fails; tx: one commit per put and successful erase.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +43,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "containers/skiplist/lockfree_skiplist.hpp"
@@ -63,6 +74,7 @@ struct config {
   std::uint32_t min_launches = 1; // at least this many launches (tests of reclamation between them)
   std::uint64_t seed = 1;
   std::uint64_t pool = 0;         // nodes; 0: range + ops (every launch fits)
+  bool map = false;               // the map: put / erase / get with values instead of insert / remove / contains
 };
 
 struct outcome {
@@ -104,12 +116,14 @@ struct launch_ops {
   std::vector<std::uint32_t> kind, key;
 };
 
+/// The initial keys, in increasing order: `keys` distinct values of the range.
 inline std::vector<std::uint32_t> initial_keys(const config& c) {
   std::mt19937_64 rng(c.seed);
   std::vector<std::uint32_t> all(c.range);
   for (std::uint32_t k = 0; k < c.range; ++k) all[k] = k;
   for (std::uint32_t i = 0; i < c.keys; ++i) std::swap(all[i], all[i + rng() % (c.range - i)]);  // partial Fisher-Yates
   all.resize(c.keys);
+  std::sort(all.begin(), all.end());
   return all;
 }
 
@@ -169,7 +183,70 @@ struct any_skiplist {
     if (kind == 1) return n.remove(tid, key);
     return n.contains(tid, key);
   }
+  /// The map: kind 0 put(key, value), 1 erase(key), 2 get(key) -> value.
+  STM_HD stm::op_status apply_map(std::uint32_t tid, std::uint32_t kind, std::uint32_t key, std::uint32_t& value,
+                                  stm::tx_counters* cnt) const {
+    if (tx) {
+      if (kind == 0) return t.put(tid, key, value, cnt);
+      if (kind == 1) return t.erase(tid, key, cnt);
+      return t.get(tid, key, value, cnt);
+    }
+    if (kind == 0) return n.put(tid, key, value);
+    if (kind == 1) return n.erase(tid, key);
+    return n.get(tid, key, value);
+  }
 };
+
+/// Host check of one map-mode launch (see the header). `start` holds each
+/// key's value at the start (present[k] says whether it is there), `end` the
+/// entries after the launch. Updates present and start.
+inline std::string verify_map_launch(const launch_ops& d, const std::vector<std::uint8_t>& st,
+                                     const std::vector<std::uint32_t>& got,
+                                     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& end,
+                                     std::vector<char>& present, std::vector<std::uint32_t>& start) {
+  using stm::op_status;
+  const std::size_t n = d.kind.size(), range = present.size();
+  // A put i of d.key[i] writes the value i + 1. Per key: how many puts and
+  // successful erases.
+  std::vector<std::uint32_t> puts(range, 0), erased(range, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (d.kind[i] == 0) {
+      if (st[i] != std::uint8_t(op_status::ok)) return "put " + std::to_string(i) + " failed (status " + std::to_string(st[i]) + ")";
+      ++puts[d.key[i]];
+    }
+    if (d.kind[i] == 1 && st[i] == std::uint8_t(op_status::ok)) ++erased[d.key[i]];
+  }
+  // A value v of key k is explained when it is k's start value (k present
+  // at the start) or v - 1 indexes a put of k in this launch.
+  auto explained = [&](std::uint32_t k, std::uint32_t v) {
+    if (present[k] && v == start[k]) return true;
+    return v >= 1 && v <= n && d.kind[v - 1] == 0 && d.key[v - 1] == k;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (d.kind[i] == 2 && st[i] == std::uint8_t(op_status::ok) && !explained(d.key[i], got[i]))
+      return "get " + std::to_string(i) + " of key " + std::to_string(d.key[i]) + " returned " + std::to_string(got[i]) +
+             ", a value no put of the key wrote";
+  std::vector<char> now(range, 0);
+  std::vector<std::uint32_t> value(range, 0);
+  for (const auto& [k, v] : end) {
+    if (k >= range) return "key " + std::to_string(k) + " was never put";
+    now[k] = 1;
+    value[k] = v;
+    // With puts of k in the launch, the last one linearized wrote the final value.
+    const bool from_put = v >= 1 && v <= n && d.kind[v - 1] == 0 && d.key[v - 1] == k;
+    if (puts[k] > 0 ? !from_put : !explained(k, v))
+      return "key " + std::to_string(k) + " ends with " + std::to_string(v) + ", a value no put of it wrote";
+  }
+  for (std::size_t k = 0; k < range; ++k) {
+    if (erased[k] > puts[k] + std::uint32_t(present[k]))
+      return "key " + std::to_string(k) + ": more successful erases than puts and its start";
+    if (puts[k] == 0 && now[k] != (present[k] && erased[k] == 0))
+      return "key " + std::to_string(k) + " without puts: " + (now[k] ? "present" : "absent") + " at the end";
+  }
+  present.swap(now);
+  start.swap(value);
+  return "";
+}
 
 template <class Exec, class CM>
 outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(double) = nullptr) {
@@ -187,41 +264,31 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   auto structure = [&](std::vector<std::uint32_t>* keys) { return txs ? txs->check(keys) : nat->check(keys); };
   auto reclaim = [&] { return txs ? txs->reclaim() : nat->reclaim(); };
 
-  // The initial entries, before timing.
+  // The initial entries, before timing: built on the host in linear time
+  // (towers of the same heights as inserts give them; the key locks clean),
+  // then checked like every launch.
   const std::vector<std::uint32_t> initial = initial_keys(c);
   std::vector<char> present(c.range, 0);
   {
-    stm::buffer<std::uint32_t> init(where, initial.size());
-    init.upload(initial);
-    stm::buffer<std::uint8_t> init_status(where, initial.size());
-    const std::uint32_t* ip = init.data();
-    std::uint8_t* isp = init_status.data();
-    const std::uint32_t n = c.keys, workers = std::min(c.threads, c.keys);
-    Exec::run(workers, [=] STM_HD(std::uint32_t tid) {
-      for (std::uint32_t i = tid; i < n; i += workers) isp[i] = static_cast<std::uint8_t>(s.apply(tid, 0, ip[i], nullptr));
-    });
+    if (txs) txs->assign(initial);
+    else nat->assign(initial);
     std::vector<std::uint32_t> got;
     std::string e = structure(&got);
-    std::vector<std::uint32_t> want = initial;
-    std::sort(want.begin(), want.end());
-    if (e.empty() && got != want) {
-      // Which statuses the inserts that did not go in ended with.
-      std::vector<std::uint64_t> by(stm::num_op_statuses, 0);
-      for (auto st : init_status.to_vector()) by[st < stm::num_op_statuses ? st : 0] += st != std::uint8_t(op_status::ok);
-      e = "the initial entries did not all go in (" + std::to_string(got.size()) + " of " + std::to_string(want.size()) + ";";
-      for (std::uint32_t k = 0; k < stm::num_op_statuses; ++k)
-        if (by[k]) e += " " + std::string(stm::to_string(static_cast<op_status>(k))) + " " + std::to_string(by[k]);
-      e += ")";
-    }
+    if (e.empty() && got != initial)
+      e = "the initial entries did not all go in (" + std::to_string(got.size()) + " of " + std::to_string(initial.size()) + ")";
     if (!e.empty()) {
-      out.message = "after the initial inserts: " + e;
+      out.message = "after the initial entries: " + e;
       return out;
     }
     for (auto k : initial) present[k] = 1;
   }
+  std::vector<std::uint32_t> start_value(c.range, 0);  // map mode: each key's value (assign() gave 0)
 
   stm::buffer<std::uint32_t> kind(where, c.ops), key(where, c.ops);
   stm::buffer<std::uint8_t> status(where, c.ops);
+  stm::buffer<std::uint32_t> values(where, c.map ? c.ops : 1);  // map mode: put's value in, get's out
+  std::uint32_t* vp = values.data();
+  const bool map = c.map;
   stm::stats_block stats(where);
   const auto sr = stats.ref();
   const std::uint32_t* kp = kind.data();
@@ -234,9 +301,19 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
     const launch_ops d = make_ops(c, out.launches++);  // not timed: the application's input
     kind.upload(d.kind);
     key.upload(d.key);
+    if (map) {
+      std::vector<std::uint32_t> v(c.ops);
+      for (std::uint64_t i = 0; i < c.ops; ++i) v[i] = static_cast<std::uint32_t>(i + 1);  // a put's value; a get overwrites it
+      values.upload(v);
+    }
     out.seconds += Exec::run(threads, [=] STM_HD(std::uint32_t tid) {
       stm::tx_counters cnt;
-      for (std::uint64_t i = tid; i < n_ops; i += threads) sp[i] = static_cast<std::uint8_t>(s.apply(tid, kp[i], yp[i], &cnt));
+      if (map) {
+        for (std::uint64_t i = tid; i < n_ops; i += threads)
+          sp[i] = static_cast<std::uint8_t>(s.apply_map(tid, kp[i], yp[i], vp[i], &cnt));
+      } else {
+        for (std::uint64_t i = tid; i < n_ops; i += threads) sp[i] = static_cast<std::uint8_t>(s.apply(tid, kp[i], yp[i], &cnt));
+      }
       if (s.tx) sr.add(cnt);
     });
     out.ops += c.ops;
@@ -253,7 +330,14 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
     out.capacity += cap;
     std::vector<std::uint32_t> final_keys;
     fault = structure(&final_keys);
-    if (fault.empty()) fault = verify_launch(d, st, final_keys, present);
+    if (fault.empty()) {
+      if (map) {
+        const auto end = txs ? txs->entries() : nat->entries();
+        fault = verify_map_launch(d, st, values.to_vector(), end, present, start_value);
+      } else {
+        fault = verify_launch(d, st, final_keys, present);
+      }
+    }
     if (fault.empty() && txs && !txs->locks_free()) fault = "a lock is still held after the launch";
     if (fault.empty() && c.pool == 0 && out.exhausted) fault = "pool exhausted although sized for every insert";
     reclaim();
@@ -271,15 +355,19 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   if (txs) {
     out.stats = stats.read();
     // Only an insert or remove that changed the set commits (a search, exists
-    // and not_found are answered without one).
+    // and not_found are answered without one); in map mode every put commits.
     if (fault.empty() && out.stats.commits != out.inserted + out.removed)
-      fault = "commit counter " + std::to_string(out.stats.commits) + " != successful inserts and removes " +
-              std::to_string(out.inserted + out.removed);
+      fault = "commit counter " + std::to_string(out.stats.commits) + " != successful " +
+              (map ? "puts and erases " : "inserts and removes ") + std::to_string(out.inserted + out.removed);
   }
   out.verified = fault.empty();
-  out.message = out.verified ? "every launch: final set == start + successful inserts - successful removes per key; "
-                               "levels sorted, each a sublist of the one below, no marked node reachable, every node "
-                               "accounted for" +
+  out.message = out.verified ? std::string(map ? "every launch: every value got and every final value written by a put "
+                                               "of its key (or the start's), presence consistent with the puts and "
+                                               "successful erases per key; "
+                                             : "every launch: final set == start + successful inserts - successful "
+                                               "removes per key; ") +
+                                   "levels sorted, each a sublist of the one below, no marked node reachable, every node "
+                                   "accounted for" +
                                    std::string(txs ? "; one commit per successful update, locks free" : "")
                              : fault;
   return out;

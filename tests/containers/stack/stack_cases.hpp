@@ -77,6 +77,22 @@ struct tx_k {
   static std::uint64_t capacity(const owner<T>& o) { return o.capacity(); }
 };
 
+/// A tx_stack whose one-shot operations eliminate eagerly: each tries one of
+/// two slots before its transaction (patience 0), a push offering for 4 us
+/// (the elimination path runs often even on the CPU, where transactions
+/// seldom abort).
+inline constexpr stm::stack::tx_elimination_config eager_tx_elimination{2, 0, 4096};
+template <class T>
+struct tx_stack_eager : stm::stack::tx_stack<T> {
+  tx_stack_eager(stm::backend where, std::uint64_t capacity) : stm::stack::tx_stack<T>(where, capacity, eager_tx_elimination) {}
+};
+
+struct tx_elim_k : tx_k {
+  static constexpr const char* name = "tx_elim";
+  template <class T>
+  using owner = tx_stack_eager<T>;
+};
+
 template <class Exec, class Kind>
 struct stack_case {
   using exec = Exec;

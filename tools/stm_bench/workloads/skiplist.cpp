@@ -4,6 +4,7 @@
 // lock-free one (--impl native), side by side with --impl all
 // (workloads/skiplist/skiplist.hpp). --hash is the keys per key lock of the
 // transactional one (1: each key its own). --priority aging runs prstm with the aging priority (priority.hpp).
+// --map runs the mix as put / erase / get on the skiplists as maps.
 #include "workloads/skiplist/skiplist.hpp"
 
 #include <algorithm>
@@ -58,6 +59,7 @@ wl::config make_config(const bench::options& o) {
   c.seconds = o.seconds;
   c.seed = o.seed;
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
+  c.map = o.get("map") == "true";
   const auto im = impls(o);
   if (std::none_of(im.begin(), im.end(), wl::transactional))
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
@@ -73,14 +75,15 @@ void validate(const bench::options& o) {
 }
 
 // wl::run's memory. Backend: the towers (a word per node and level, the free
-// ring, the retired list, the heights), tx's key locks (max(64, 2 x pool) /
-// hash of them, at most 2^22, plus the guard: a word and a count each) and
-// its lock table over them (32 lock words per lock up to 16,384 locks, else
-// one), a launch's operations and statuses, the
-// initial keys. Host: the initial keys drawn from the range, presence and
-// per-key counts of the verification, a launch's operations and statuses,
-// and the copies a structure check takes (words, heights, reach marks, the
-// keys found) once the pool is filled.
+// ring, the retired list, the heights, the values), tx's key locks (max(64,
+// 2 x pool) / hash of them, at most 2^22, plus the guard: a word, a value word
+// and a count each) and its lock table over the words (32 lock words per lock
+// up to 16,384 locks, else one), a launch's operations, statuses and (--map)
+// values, the initial keys. Host: the initial keys drawn from the range,
+// presence, per-key counts and (--map) values of the verification, a
+// launch's operations and statuses, the copies a structure check takes
+// (words, heights, reach marks, the keys found) once the pool is filled, and
+// the linear build of the initial entries (words, heights, values).
 bench::resources estimate(const bench::options& o) {
   const wl::config c = make_config(o);
   const std::uint64_t pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
@@ -89,13 +92,14 @@ bench::resources estimate(const bench::options& o) {
   const bool tx = std::any_of(im.begin(), im.end(), wl::transactional);
   const std::uint64_t locks =
       tx ? std::min<std::uint64_t>((std::max<std::uint64_t>(64, 2 * pool) + c.hash - 1) / c.hash, 1u << 22) + 1 : 0;
-  const std::uint64_t lock_words = locks * stm::lock_table::auto_spread(locks);
+  const std::uint64_t lock_words = 2 * locks * stm::lock_table::auto_spread(2 * locks);
+  const std::uint64_t per_value = c.map ? 4 : 0, per_key_map = c.map ? 4 + 4 + 4 + 8 : 0;  // --map's buffers
   bench::resources r;
-  r.device_bytes = bench::bytes({{nodes, c.levels, 8}, {nodes, 4 + 4 + 4}, {locks, 8 + 8}, {lock_words, 4},
-                                 {c.ops, 4 + 4 + 1}, {c.keys, 4}, {1 << 20}});
-  r.host_bytes = bench::bytes({{c.range, 4 + 1 + 8 + 1 + 3 * 4}, {c.ops, 4 + 4 + 1},
-                               {nodes, c.levels, 8}, {nodes, 4 + 4 + 1 + 1 + 3 * 4},
-                               {lock_words + locks, 4}, {1 << 20}});
+  r.device_bytes = bench::bytes({{nodes, c.levels, 8}, {nodes, 4 + 4 + 4 + 4}, {locks, 8 + 8 + 8}, {lock_words, 4},
+                                 {c.ops, 4 + 4 + 1 + per_value}, {c.keys, 4}, {1 << 20}});
+  r.host_bytes = bench::bytes({{c.range, 4 + 1 + 8 + 1 + 3 * 4 + per_key_map},
+                               {c.ops, 4 + 4 + 1 + per_value}, {nodes, c.levels, 8},
+                               {nodes, 4 + 4 + 1 + 1 + 3 * 4 + 4 + 4}, {lock_words + 2 * locks, 4}, {1 << 20}});
   r.lower = "--ops, --range, --keys or --pool";
   return r;
 }
@@ -122,6 +126,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("keys", c.keys).integer("range", c.range).integer("levels", c.levels).str("mix", o.get("mix"));
     r.num("insert", c.insert).num("remove", c.remove).num("read_only", 100 - c.insert - c.remove);
     r.integer("hash", c.hash).integer("pool", static_cast<std::int64_t>(out.pool));
+    r.str("map", c.map ? "true" : "false");
     r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("launches", static_cast<std::int64_t>(out.launches));
     r.integer("inserted", static_cast<std::int64_t>(out.inserted)).integer("removed", static_cast<std::int64_t>(out.removed));
     r.integer("found", static_cast<std::int64_t>(out.found)).integer("final_size", static_cast<std::int64_t>(out.final_size));
@@ -155,6 +160,8 @@ bench::registrar reg({"skiplist",
                        bench::choice("impl", "all", {"tx", "native", "all"},
                                      "tx (the transactional skiplist, boosted over the lock-free one), native "
                                      "(lock-free) or all (both)"),
+                       bench::toggle("map", "the skiplist as a map: put (insert or assign a value), erase and get "
+                                            "in the mix's shares, values checked"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
                        bench::common("hash"), bench::priority_option(), bench::common("seconds"),
                        bench::common("seed")},
