@@ -104,9 +104,8 @@ class lock_table {
   /// escalate (both above). Throws usage_error otherwise, or when the table
   /// does not fit in (device) memory.
   /// admission: whether attempts that keep aborting pass an adaptive gate
-  /// per SM (stm/detail/admission.hpp); by default off, on when the
-  /// environment variable STM_ADMISSION is 1 (docs/design-decisions.md#admission-control
-  /// says why it is not on by default yet).
+  /// per SM (stm/detail/admission.hpp); by default on, off when the
+  /// environment variable STM_ADMISSION is 0 (docs/design-decisions.md#admission-control).
   lock_table(backend where, std::uint64_t num_locks, const void* base, std::uint64_t bytes_per_lock,
              std::uint32_t words_per_lock = 1, bool clock = true, bool escalation = true,
              bool admission = admission_default())
@@ -137,7 +136,7 @@ class lock_table {
   /// tables built with the default (A/B runs without a rebuild).
   static bool admission_default() {
     const char* e = std::getenv("STM_ADMISSION");
-    return e != nullptr && std::string(e) == "1";
+    return e == nullptr || std::string(e) != "0";
   }
   bool has_admission() const { return ref_.admission != nullptr; }
   /// Set every gate's limit (between launches: tests, tuning). It still

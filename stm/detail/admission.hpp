@@ -36,11 +36,12 @@
 // runs, a warp collective its lanes wait at). A descriptor enters the gate
 // before it waits for the escalation token (docs/stm-core.md#escalation).
 // All of it is relaxed: the gate orders no data, it only spaces attempts.
-// On: a lock table built with admission = true, or with the default and the
-// environment variable STM_ADMISSION=1. Off by default: it speeds up long
-// transactions at full occupancy but slows short contended ones (the bank at
-// 4,096 accounts, vacation); docs/design-decisions.md#admission-control has
-// the measurements.
+// Under the drivers (TX_FOR, TX_BEGIN/TX_END's loop, the transaction table)
+// the decision is taken at the lane's turn instead (try_enter): a refused
+// lane pauses like a retry while the other lanes of its warp go on.
+// On by default; off for a lock table built with admission = false, or with
+// the default and the environment variable STM_ADMISSION=0. What it buys and
+// costs: docs/design-decisions.md#admission-control.
 // STM_ADMISSION=0 at compile time removes the code.
 #pragma once
 
