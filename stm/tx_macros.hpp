@@ -83,7 +83,7 @@
 // Cost: a release build runs no check of its own here (the lambda is
 // inlined, the guards are empty), but the body's new shape can move register
 // allocation, mostly in kernels with a long TX_ATTEMPT body
-// (docs/design-decisions.md#lambda-forms has the ptxas comparison). STM_CHECKS adds a flag to the
+// (docs/design-decisions.md#lambda-forms). STM_CHECKS adds a flag to the
 // descriptor, a test per form and a printf to the kernel.
 // One limit of the lambda: C++17 does not capture structured bindings, so a
 // body cannot name one declared outside it (declare it inside the body).

@@ -456,6 +456,33 @@ STM_HD std::uint32_t count_lookup(const lock_table_ref& locks, const key_locks_r
   }
 }
 
+/// The key locks of [lo, hi), each read through tx, for the range operations
+/// (count_in, for_each_in): another transaction's pending lock aborts the
+/// attempt (after waiting for it to move: lock_conflict); own(i, word) is
+/// called for each of this transaction's own pending keys inside the range
+/// and returns false when it has no room for one more (capacity). ok,
+/// aborted, or capacity.
+template <class Tx, class Own>
+STM_HD op_status read_range_locks(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std::uint32_t hi, Own&& own) {
+  op_status st = op_status::ok;
+  each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
+    if (st != op_status::ok) return;
+    const key_lock::word_t v = tx.read(kl.word(i));
+    if (!tx.active()) {
+      st = op_status::aborted;
+    } else if (key_lock::pending(v)) {
+      if (key_lock::owner(v) != tx.thread_id()) {
+        wait_moved(kl, i, v);
+        tx.lock_conflict();
+        st = op_status::aborted;
+      } else if (key_lock::key(v) >= lo && key_lock::key(v) < hi && !own(i, v)) {
+        st = op_status::capacity;
+      }
+    }
+  });
+  return st;
+}
+
 /// Composed count of the keys in [lo, hi) on tx: every key lock of the
 /// range read through tx (another's pending one: wait, lock_conflict), the
 /// native walk, with this transaction's own pending keys counted by their
@@ -471,26 +498,11 @@ STM_HD op_status count_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, std
   std::uint32_t own_key[MaxOwn] = {};
   bool own_present[MaxOwn] = {};
   std::uint32_t n_own = 0;
-  op_status st = op_status::ok;
-  each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
-    if (st != op_status::ok) return;
-    const key_lock::word_t v = tx.read(kl.word(i));
-    if (!tx.active()) {
-      st = op_status::aborted;
-    } else if (key_lock::pending(v)) {
-      if (key_lock::owner(v) != tx.thread_id()) {
-        wait_moved(kl, i, v);
-        tx.lock_conflict();
-        st = op_status::aborted;
-      } else if (key_lock::key(v) >= lo && key_lock::key(v) < hi) {
-        if (n_own == MaxOwn) {
-          st = op_status::capacity;
-        } else {
-          own_key[n_own] = key_lock::key(v);
-          own_present[n_own++] = key_lock::present(v);
-        }
-      }
-    }
+  const op_status st = read_range_locks(tx, kl, lo, hi, [&](std::uint32_t, key_lock::word_t v) {
+    if (n_own == MaxOwn) return false;
+    own_key[n_own] = key_lock::key(v);
+    own_present[n_own++] = key_lock::present(v);
+    return true;
   });
   if (st != op_status::ok) return st;
   std::uint32_t c = 0;
@@ -526,34 +538,19 @@ STM_HD op_status for_each_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, 
   key_lock::word_t own_word[MaxOwn] = {};
   std::uint32_t own_lock[MaxOwn] = {};
   std::uint32_t n_own = 0;
-  op_status st = op_status::ok;
-  each_lock_of_range(kl.map, lo, hi, [&](std::uint32_t i) {
-    if (st != op_status::ok) return;
-    const key_lock::word_t v = tx.read(kl.word(i));
-    if (!tx.active()) {
-      st = op_status::aborted;
-    } else if (key_lock::pending(v)) {
-      if (key_lock::owner(v) != tx.thread_id()) {
-        wait_moved(kl, i, v);
-        tx.lock_conflict();
-        st = op_status::aborted;
-      } else if (key_lock::key(v) >= lo && key_lock::key(v) < hi) {
-        if (n_own == MaxOwn) {
-          st = op_status::capacity;
-        } else {
-          // Insertion sort by key: merged into the walk's order below.
-          std::uint32_t j = n_own++;
-          for (; j > 0 && own_key[j - 1] > key_lock::key(v); --j) {
-            own_key[j] = own_key[j - 1];
-            own_word[j] = own_word[j - 1];
-            own_lock[j] = own_lock[j - 1];
-          }
-          own_key[j] = key_lock::key(v);
-          own_word[j] = v;
-          own_lock[j] = i;
-        }
-      }
+  const op_status st = read_range_locks(tx, kl, lo, hi, [&](std::uint32_t i, key_lock::word_t v) {
+    if (n_own == MaxOwn) return false;
+    // Insertion sort by key: merged into the walk's order below.
+    std::uint32_t j = n_own++;
+    for (; j > 0 && own_key[j - 1] > key_lock::key(v); --j) {
+      own_key[j] = own_key[j - 1];
+      own_word[j] = own_word[j - 1];
+      own_lock[j] = own_lock[j - 1];
     }
+    own_key[j] = key_lock::key(v);
+    own_word[j] = v;
+    own_lock[j] = i;
+    return true;
   });
   if (st != op_status::ok) return st;
   std::uint32_t bk[Batch], bv[Batch];

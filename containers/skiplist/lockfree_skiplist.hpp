@@ -155,19 +155,7 @@ class lockfree_skiplist_ref {
   /// True when key is present. Wait-free: never writes, skips marked nodes.
   /// ok when key is present, else not_found.
   STM_HD op_status contains(std::uint32_t /*tid*/, std::uint32_t key) const {
-    std::uint32_t pred = node::head, cur = node::tail;
-    node::word_t cw = 0;
-    for (std::uint32_t l = t_.levels; l-- > 0;) {
-      cur = node::next(load(l, pred));
-      for (;;) {
-        if (cur == node::tail) break;
-        cw = load(l, cur);
-        if (!node::marked(cw) && node::key(cw) >= key) break;
-        if (!node::marked(cw)) pred = cur;
-        cur = node::next(cw);
-      }
-    }
-    return cur != node::tail && node::key(cw) == key ? op_status::ok : op_status::not_found;
+    return locate(key) != node::tail ? op_status::ok : op_status::not_found;
   }
 
   // --- the map (a 32-bit value per key; detail/towers.hpp, Values) ---------
@@ -226,23 +214,7 @@ class lockfree_skiplist_ref {
   /// snapshot by itself; tx_skiplist brackets it with its key locks).
   template <class Visit>
   STM_HD void for_each_value_in(std::uint32_t lo, std::uint32_t hi, Visit&& visit) const {
-    if (hi <= lo) return;
-    std::uint32_t pred = node::head;
-    for (std::uint32_t l = t_.levels; l-- > 1;) {
-      for (std::uint32_t cur = node::next(load(l, pred)); cur != node::tail;) {
-        const node::word_t cw = load(l, cur);
-        if (node::key(cw) >= lo) break;
-        if (!node::marked(cw)) pred = cur;
-        cur = node::next(cw);
-      }
-    }
-    for (std::uint32_t cur = node::next(load(0, pred)); cur != node::tail;) {
-      const node::word_t cw = load(0, cur);
-      const std::uint32_t k = node::key(cw);
-      if (k >= hi) break;
-      if (k >= lo && !node::marked(cw)) visit(k, t_.value_at(cur).load(memory_order_acquire));
-      cur = node::next(cw);
-    }
+    each_node_in(lo, hi, [&](std::uint32_t i, std::uint32_t k) { visit(k, t_.value_at(i).load(memory_order_acquire)); });
   }
 
   /// visit(key) for every key k with lo <= k < hi that the walk finds
@@ -250,6 +222,19 @@ class lockfree_skiplist_ref {
   /// of the range by itself; tx_skiplist brackets it with its key locks).
   template <class Visit>
   STM_HD void for_each_in(std::uint32_t lo, std::uint32_t hi, Visit&& visit) const {
+    each_node_in(lo, hi, [&](std::uint32_t, std::uint32_t k) { visit(k); });
+  }
+
+  STM_HD std::uint32_t levels() const { return t_.levels; }
+
+ private:
+  friend class lockfree_skiplist;
+
+  /// f(node, key) for every node of key lo <= key < hi that the walk finds
+  /// unmarked at level 0, in increasing order: the upper levels find the last
+  /// node below lo, level 0 walks the range (a plain walk, no snapshot).
+  template <class F>
+  STM_HD void each_node_in(std::uint32_t lo, std::uint32_t hi, F&& f) const {
     if (hi <= lo) return;
     std::uint32_t pred = node::head;
     for (std::uint32_t l = t_.levels; l-- > 1;) {  // the last node below lo at each upper level
@@ -264,15 +249,10 @@ class lockfree_skiplist_ref {
       const node::word_t cw = load(0, cur);
       const std::uint32_t k = node::key(cw);
       if (k >= hi) break;
-      if (k >= lo && !node::marked(cw)) visit(k);
+      if (k >= lo && !node::marked(cw)) f(cur, k);
       cur = node::next(cw);
     }
   }
-
-  STM_HD std::uint32_t levels() const { return t_.levels; }
-
- private:
-  friend class lockfree_skiplist;
   template <class, class>
   friend class tx_skiplist_ref;
 
@@ -304,7 +284,7 @@ class lockfree_skiplist_ref {
   }
 
   /// The node holding key unmarked at level 0 when the walk passed it, or
-  /// node::tail: contains()'s wait-free walk, returning the node.
+  /// node::tail: the wait-free walk of contains() and get().
   STM_HD std::uint32_t locate(std::uint32_t key) const {
     std::uint32_t pred = node::head, cur = node::tail;
     node::word_t cw = 0;

@@ -52,9 +52,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
+#include "stm/detail/tx_scan.hpp"
 #include "stm/dist/detail/layout.hpp"
 #include "stm/dist/detail/transport.hpp"
 #include "stm/lock_word.hpp"
@@ -112,7 +112,7 @@ class transaction {
         }
         return !own;
       });
-      if (own) return from_bits<T>(mine);
+      if (own) return stm::detail::from_bits<T>(mine);
     }
     const std::uint32_t slot = shape_.lock_slot(a.index);
     std::uint32_t w1 = 0, v = 0;
@@ -131,14 +131,14 @@ class transaction {
       return T{};
     }
     put(reads_, n_reads_++, read_entry{a.pe, a.index, slot, lock_word::version(w1), v, 0});
-    return from_bits<T>(v);
+    return stm::detail::from_bits<T>(v);
   }
 
   template <class T>
   STM_HD void write(gptr<T> a, const T& value) {
     static_assert(sizeof(T) == 4 && std::is_trivially_copyable_v<T>, "distributed words are 4-byte values");
     if (!active()) return;
-    const std::uint32_t bits = to_bits(value);
+    const auto bits = static_cast<std::uint32_t>(stm::detail::to_bits(value));
     bool rewritten = false;
     each<MaxWrites>(n_writes_, [&](std::uint32_t i) {
       if (writes_[i].pe == a.pe && writes_[i].index == a.index) {
@@ -316,19 +316,6 @@ class transaction {
     std::uint8_t state;
   };
 
-  template <class T>
-  STM_HD static std::uint32_t to_bits(const T& v) {
-    std::uint32_t u;
-    std::memcpy(&u, &v, 4);
-    return u;
-  }
-  template <class T>
-  STM_HD static T from_bits(std::uint32_t u) {
-    T v;
-    std::memcpy(&v, &u, 4);
-    return v;
-  }
-
   /// Lower value wins (the paper's rule, over the global priorities).
   STM_HD static bool outranks(std::uint32_t owner, std::uint32_t me) { return owner < me; }
 
@@ -340,37 +327,13 @@ class transaction {
   }
 
   /// Small sets are scanned by fully unrolled loops with constant indices, so
-  /// that the descriptor stays in registers on the GPU (as the core's:
-  /// docs/design-decisions.md#descriptor-in-registers).
-  static constexpr bool unrolled = MaxReads <= 8 && MaxWrites <= 8;
-
-  /// f(i) for i < n of a set of capacity N, in order; stops when f returns
-  /// false and returns false then.
+  /// that the descriptor stays in registers on the GPU: the core's scans
+  /// (stm/detail/tx_scan.hpp; docs/design-decisions.md#descriptor-in-registers).
+  using scan = stm::detail::set_scan<(MaxReads <= 8 && MaxWrites <= 8)>;
   template <std::uint32_t N, class F>
-  STM_HD static bool each(std::uint32_t n, F&& f) {
-    if constexpr (unrolled) {
-      bool go = true;
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < N; ++i)
-        if (go && i < n) go = f(i);
-      return go;
-    } else {
-      for (std::uint32_t i = 0; i < n; ++i)
-        if (!f(i)) return false;
-      return true;
-    }
-  }
-  /// set[at] = v, by constant indices when the sets are small.
+  STM_HD static bool each(std::uint32_t n, F&& f) { return scan::template each<N>(n, f); }
   template <std::uint32_t N, class E>
-  STM_HD static void put(E (&set)[N], std::uint32_t at, const E& v) {
-    if constexpr (unrolled) {
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < N; ++i)
-        if (i == at) set[i] = v;
-    } else {
-      set[at] = v;
-    }
-  }
+  STM_HD static void put(E (&set)[N], std::uint32_t at, const E& v) { scan::put(set, at, v); }
 
   /// Whether this attempt has lock (pe, slot) in its write set; its version then.
   STM_HD bool own_lock(std::uint32_t pe, std::uint32_t slot, std::uint32_t& version) const {
