@@ -59,8 +59,7 @@ struct form_access;  // stm/detail/tx_loop.hpp: the forms' bookkeeping (STM_CHEC
 /// Above this many reads (tx_config's MaxReads) a descriptor compiled for the
 /// GPU gets a compile-time warning: its read set is a stack frame of 32 bytes
 /// per read for every thread, which the driver reserves for every thread the
-/// GPU can hold resident (README, "How many reads a descriptor holds", has
-/// the ptxas figures).
+/// GPU can hold resident (README, "How many reads a descriptor holds").
 inline constexpr std::uint32_t gpu_large_read_set = 1024;
 /// read_set_size<true>::note() is deprecated: naming it is the warning. (A
 /// class per answer, not `if constexpr`: nvcc warns of a deprecated call in a
@@ -200,9 +199,12 @@ class transaction {
   STM_HD void drive_admission(bool on) { core_.admission.by_driver = on; }
   /// The driver's turn: true when the next attempt (a retry if retryable(),
   /// else a new transaction) may open now; false when its gate is full: the
-  /// driver pauses the lane admission_pause_ns() and asks again.
-  STM_HD bool admit() { return core_.admission.try_enter(core_.table, retryable()); }
-  STM_HD std::uint32_t admission_pause_ns() const { return core_.admission.refusal_pause_ns(core_.tid); }
+  /// driver pauses the lane pause_ns and asks again.
+  STM_HD bool admit(std::uint32_t& pause_ns) {
+    if (core_.admission.try_enter(core_.table, retryable())) return true;
+    pause_ns = core_.admission.refusal_pause_ns();
+    return false;
+  }
 
   STM_HD bool active() const { return core_.status == tx_status::active; }
   STM_HD bool committed() const { return core_.status == tx_status::committed; }

@@ -141,10 +141,11 @@ struct admission_state {
 #endif
   }
   /// The pause after a refused turn: 128 ns doubling per refusal in a row,
-  /// up to 16 us, jittered by the thread id so that refused lanes spread.
-  STM_HD std::uint32_t refusal_pause_ns(std::uint32_t tid) const {
+  /// up to 16 us, jittered by the clock's low bits so that lanes refused
+  /// together spread.
+  STM_HD std::uint32_t refusal_pause_ns() const {
     const std::uint32_t base = 128u << (refused < 7 ? refused : 7);
-    return base + ((tid * 2654435761u) >> 24) % base;
+    return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
   }
 
   /// At an attempt's end: conflict = it aborted on a conflict (retryable).

@@ -46,12 +46,13 @@ struct lane_pause {
 };
 
 /// Whether a driver's descriptor type takes part in admission control
-/// (stm::transaction: drive_admission, admit, admission_pause_ns); the
+/// (stm::transaction: drive_admission, admit); the
 /// drivers also run descriptors without it (a workload's native baseline).
 template <class Tx, class = void>
 struct drives_admission : std::false_type {};
 template <class Tx>
-struct drives_admission<Tx, std::void_t<decltype(std::declval<Tx&>().admit())>> : std::true_type {};
+struct drives_admission<Tx, std::void_t<decltype(std::declval<Tx&>().admit(std::declval<std::uint32_t&>()))>>
+    : std::true_type {};
 
 /// The driver's side of admission control (stm/detail/admission.hpp): on for
 /// the lifetime of a form or a drain on descriptor tx.
@@ -64,9 +65,7 @@ STM_HD inline void drive_admission(Tx& tx, bool on) {
 template <class Tx>
 STM_HD inline bool admitted(Tx& tx, std::uint32_t& pause_ns) {
   if constexpr (drives_admission<Tx>::value) {
-    if (tx.admit()) return true;
-    pause_ns = tx.admission_pause_ns();
-    return false;
+    return tx.admit(pause_ns);
   } else {
     return true;
   }
