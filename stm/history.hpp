@@ -117,7 +117,7 @@ struct history_pool_ref {
   STM_HD bool reserve(std::uint32_t n, std::uint64_t& slot, std::uint64_t& first) const {
     first = atomic_ref<std::uint64_t>(counters[1]).fetch_add(n, memory_order_relaxed);
     if (first + n <= op_cap) {
-      slot = atomic_ref<std::uint64_t>(counters[0]).fetch_add(1, memory_order_relaxed);
+      slot = platform::claim_index(counters[0]);
       if (slot < attempt_cap) return true;
     }
     atomic_ref<std::uint64_t>(counters[2]).fetch_add(1, memory_order_relaxed);

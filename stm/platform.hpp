@@ -312,5 +312,30 @@ STM_HD inline std::uint32_t lowest_bit(std::uint32_t x) {
 #endif
 }
 
+/// counter.fetch_add(1, relaxed) for each calling lane, the result being the
+/// lane's own: unique per call (an index to claim: a pool slot, a ticket).
+/// On the GPU the lanes that call it together take one atomic: the lowest
+/// lane adds their number and hands each its base plus its rank among them
+/// through __shfl_sync, which waits for every lane of the mask.
+///
+/// Why explicit: ptxas aggregates such a fetch_add itself, and on sm_90
+/// (CUDA 13.0) its aggregation inside the skiplist's divergent searches gave
+/// lanes a base they did not read: a pool handed the same node to two inserts
+/// (docs/design-decisions.md#claimed-indices). This form leaves it one lane.
+template <class T>
+STM_HD inline T claim_index(T& counter) {
+#if STM_ON_DEVICE
+  const std::uint32_t mask = active_mask();
+  const std::uint32_t lane = lane_id();
+  const std::uint32_t leader = lowest_bit(mask);
+  T base = 0;
+  if (lane == leader) base = atomic_ref<T>(counter).fetch_add(static_cast<T>(popc(mask)), memory_order_relaxed);
+  base = shfl(mask, base, leader);
+  return base + static_cast<T>(popc(mask & ((1u << lane) - 1u)));
+#else
+  return atomic_ref<T>(counter).fetch_add(T(1), memory_order_relaxed);
+#endif
+}
+
 }  // namespace platform
 }  // namespace stm

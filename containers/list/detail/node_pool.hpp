@@ -38,7 +38,7 @@
 //                                       word is seen before its index is used)
 //   link CAS (insert)         acq_rel   release: publishes the new node's word
 //   mark / unlink CAS         acq_rel   orders the frozen next before unlinking
-//   cursor / retired counters relaxed   only indices; the slots they index are
+//   cursor / retired counters relaxed   only indices (platform::claim_index); the slots they index are
 //                                       host-written before the launch (ring)
 //                                       or read by the host after it (retired)
 #pragma once
@@ -129,14 +129,14 @@ struct pool_ref {
   /// A free node, or node::head (0) when the pool is exhausted until reclaim().
   STM_HD std::uint32_t allocate() const {
     const std::uint64_t tail = atomic_ref<std::uint64_t>(ctl[ctl_tail]).load(memory_order_relaxed);  // fixed during a launch
-    const std::uint64_t pos = atomic_ref<std::uint64_t>(ctl[ctl_cursor]).fetch_add(1, memory_order_relaxed);
+    const std::uint64_t pos = platform::claim_index(ctl[ctl_cursor]);
     if (pos >= tail) return node::head;
     return ring[pos % ring_size];  // written by the host before the launch
   }
   /// Hand node i (unlinked by this thread's CAS, or never published) to the
   /// next reclaim().
   STM_HD void retire(std::uint32_t i) const {
-    const std::uint64_t slot = atomic_ref<std::uint64_t>(ctl[ctl_retired]).fetch_add(1, memory_order_relaxed);
+    const std::uint64_t slot = platform::claim_index(ctl[ctl_retired]);
     retired[slot] = i;  // read by the host after the launch (kernel end orders it)
   }
 };
