@@ -395,6 +395,25 @@ bool progress_off = false;
 }
 void quiet_progress() { progress_off = true; }
 
+namespace {
+std::vector<std::function<void()>>& main_end_hooks() {
+  static std::vector<std::function<void()>> hooks;
+  return hooks;
+}
+}  // namespace
+
+void at_main_end(std::function<void()> f) { main_end_hooks().push_back(std::move(f)); }
+
+int end_main(int rc) {
+  auto& hooks = main_end_hooks();
+  while (!hooks.empty()) {
+    auto f = std::move(hooks.back());
+    hooks.pop_back();
+    f();
+  }
+  return rc;
+}
+
 void progress(const std::string& what, double fraction) {
   if (progress_off) return;
   using clock = std::chrono::steady_clock;

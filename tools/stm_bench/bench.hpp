@@ -207,6 +207,14 @@ void progress(const std::string& what, double fraction);
 /// Silence progress() for the rest of the process (--quiet).
 void quiet_progress();
 
+/// Run f when main returns, before the process's static destructors (last
+/// registered, first run): for runtimes that must end while CUDA still runs,
+/// such as NVSHMEM's (its finalize from a static destructor crashed the
+/// process after a 1-PE run had reported).
+void at_main_end(std::function<void()> f);
+/// Main's last call: the functions of at_main_end, then rc.
+int end_main(int rc);
+
 /// Fill the fields every result carries: workload, impl or cm, backend, device, threads.
 result base_result(const options& o, const std::string& impl_or_cm, std::uint32_t threads);
 

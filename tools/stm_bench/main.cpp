@@ -618,7 +618,7 @@ std::vector<std::string> without_option(const std::vector<std::string>& args, co
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::pair<std::string, std::vector<std::string>>> sweeps;
   std::string error;
@@ -669,3 +669,5 @@ int main(int argc, char** argv) {
   }
   return worst;
 }
+
+int main(int argc, char** argv) { return bench::end_main(run_main(argc, argv)); }

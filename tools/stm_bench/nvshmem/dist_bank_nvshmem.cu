@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "../bench.hpp"  // at_main_end
 #include "stm/dist/nvshmem.hpp"
 #include "stm/launch.cuh"
 #include "workloads/bank/dist_bank.hpp"
@@ -75,8 +76,13 @@ struct fill_kernel {
 
 stm::workloads::dist_bank::outcome run_dist_nvshmem(const stm::workloads::dist_bank::config& c) {
   namespace db = stm::workloads::dist_bank;
-  static std::unique_ptr<stm::dist::nvshmem_runtime> runtime;  // once per process (stm_bench repeats runs)
-  if (!runtime) runtime = std::make_unique<stm::dist::nvshmem_runtime>();
+  // Once per process (stm_bench repeats runs); finalized when main returns,
+  // not by a static destructor (bench::at_main_end).
+  static std::unique_ptr<stm::dist::nvshmem_runtime> runtime;
+  if (!runtime) {
+    runtime = std::make_unique<stm::dist::nvshmem_runtime>();
+    bench::at_main_end([] { runtime.reset(); });
+  }
   db::check(c);
   const stm::dist::layout shape = db::layout_of(c);
   stm::dist::nvshmem_space space(shape);
