@@ -318,10 +318,10 @@ STM_HD inline std::uint32_t lowest_bit(std::uint32_t x) {
 /// lane adds their number and hands each its base plus its rank among them
 /// through __shfl_sync, which waits for every lane of the mask.
 ///
-/// Why explicit: ptxas aggregates such a fetch_add itself, and on sm_90
-/// (CUDA 13.0) its aggregation inside the skiplist's divergent searches gave
-/// lanes a base they did not read: a pool handed the same node to two inserts
-/// (docs/design-decisions.md#claimed-indices). This form leaves it one lane.
+/// This is the aggregation ptxas applies to a plain fetch_add(1) of a uniform
+/// address, written out so that the number of atomics on a hot counter does
+/// not depend on the compiler's choice (docs/design-decisions.md#claimed-indices
+/// has the skiplist measurements that made it visible).
 template <class T>
 STM_HD inline T claim_index(T& counter) {
 #if STM_ON_DEVICE

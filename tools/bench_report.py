@@ -90,6 +90,7 @@ FIGURES = [
     ("skiplist_threads.svg", "Skiplist: throughput against threads and lock coverage, prstm and gpustm"),
     ("native_vs_tx_workloads.svg", "Native against transactional: every workload, full occupancy"),
     ("native_vs_tx_containers.svg", "Native against transactional: every container, full occupancy"),
+    ("multi_gpu_cross.svg", "Several GPUs: the partitioned bank against the share of transfers between GPUs"),
 ]
 
 
@@ -260,6 +261,34 @@ def headlines(rows, prov):
     return out
 
 
+def multi_gpu(rows):
+    """The partitioned bank over NVSHMEM (results/multi_gpu.jsonl): each GPU count and
+    share of transfers between GPUs, against one GPU of the same program and the plain bank."""
+    mg = [r for r in rows if r.get("_suite") == "multi_gpu" and isinstance(r.get("throughput"), (int, float))]
+    pe = [r for r in mg if r.get("pe_transport") == "nvshmem"]
+    if not pe:
+        return []
+    plain = {r.get("threads"): r["throughput"] for r in mg if r.get("pes") is None}
+    one = {r.get("threads"): r["throughput"] for r in pe if r.get("pes") == 1}
+    devices = sorted({str(r.get("device", "?")) for r in mg})
+    commits = sorted({str(r.get("commit")) for r in mg if r.get("commit")})
+    out = ["### Several GPUs: the partitioned bank (transfers only, PR-STM over NVSHMEM)", "",
+           f"Device: {', '.join(devices)} (one host). Commit: {', '.join(commits) or 'not recorded'}. "
+           f"Rows: `results/multi_gpu.jsonl` ({pe[0].get('accounts', 0):,} accounts in all, 64 transfers per thread). "
+           "Threads per GPU: at most 2^19 / GPUs (the priorities are unique across GPUs; docs/multi-gpu.md).", "",
+           "| GPUs | threads per GPU | % between GPUs | throughput | x 1 GPU, same program (nearest threads) | x 1 GPU, plain bank |",
+           "| --- | --- | --- | --- | --- | --- |"]
+    best_plain = max(plain.values()) if plain else None
+    for r in sorted(pe, key=lambda r: (r.get("pes", 0), r.get("cross", 0))):
+        t = r.get("threads")
+        near = min(one, key=lambda k: abs(k - t)) if one else None  # 1 GPU at the nearest thread count
+        same = f"{r['throughput'] / one[near]:.2f}x" if near else ""
+        vs = f"{r['throughput'] / best_plain:.2f}x" if best_plain else ""
+        out.append(f"| {r.get('pes')} | {t:,} | {r.get('cross', 0):g} | {si(r['throughput'])} | {same} | {vs} |")
+    out.append("")
+    return out
+
+
 def figures(results_dir):
     out = ["## Figures", "",
            "Drawn from `results/*.jsonl` by `tools/plot_results.py results/ results/figures/`.", ""]
@@ -316,6 +345,7 @@ def report(rows, results_dir=None):
            "current commit (about 6.5 minutes), compares it with the previous run (`tools/compare_results.py`:",
            "every row that moved by more than 10%) and regenerates this file and the figures.", ""]
     out += headlines(rows, prov)
+    out += multi_gpu(rows)
     out += figures(results_dir)
     out += provenance(rows, prov)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -15,6 +15,8 @@ results folder (each figure names its source rows in its title):
   skiplist_threads.svg         the skiplist against threads and lock coverage (figures 10-11)
   native_vs_tx_workloads.svg   native against transactional, every workload, full occupancy
   native_vs_tx_containers.svg  the same for every container
+  multi_gpu_cross.svg          the partitioned bank on 1, 2 and 4 GPUs against the share of
+                               transfers between GPUs (multi_gpu.jsonl), beside one GPU's plain bank
 The last two read results/headline.jsonl where it holds the workload, else the
 workload's own file (the rows BENCHMARKS.md's headline tables show). A figure
 whose rows are missing is skipped with a note; the exit status is 1 only when
@@ -201,6 +203,33 @@ def native_vs_tx(rows, out_dir, drawn, name, workloads):
     save(fig, out_dir, name, drawn)
 
 
+def multi_gpu(rows, out_dir, drawn):
+    mg = rows_of(rows, "multi_gpu")
+    pe = [r for r in mg if r.get("pe_transport") == "nvshmem"]
+    if not pe:
+        return "multi_gpu_cross.svg (no NVSHMEM rows in multi_gpu.jsonl)"
+    fig, (ax,) = axes_row(1, width=5.2, height=3.4)
+    for n, color in ((2, "C0"), (4, "C3")):
+        xs, ys = series([r for r in pe if r.get("pes") == n], "cross")
+        if xs:
+            thr = sorted({r.get("threads") for r in pe if r.get("pes") == n})
+            ax.plot(xs, ys, color=color, marker="o", label=f"{n} GPUs ({thr[-1]:,} threads each)")
+    one = [r for r in pe if r.get("pes") == 1]
+    for r in one:
+        ax.axhline(r["throughput"], color="C2", ls=":", lw=1)
+    if one:
+        ax.plot([], [], color="C2", ls=":", label="1 GPU, same program")
+    plain = [r for r in mg if r.get("pes") is None and isinstance(r.get("throughput"), (int, float))]
+    for r in plain[-1:]:
+        ax.axhline(r["throughput"], color="k", ls="--", lw=1, label=f"1 GPU, plain bank ({r['threads']:,} threads)")
+    finish(ax, "transfers between GPUs, %", logx=False, logy=False)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+    ax.set_title(f"Partitioned bank, {pe[0].get('accounts', 0):,} accounts ({device_of(mg)})", fontsize=9)
+    fig.tight_layout()
+    save(fig, out_dir, "multi_gpu_cross.svg", drawn)
+
+
 def main(argv):
     if len(argv) != 2 or argv[0].startswith("-"):
         print("usage: plot_results.py RESULTS_DIR OUT_DIR", file=sys.stderr)
@@ -228,6 +257,7 @@ def main(argv):
         lambda: native_vs_tx(rows, out_dir, drawn, "native_vs_tx_workloads.svg",
                              {"vacation", "skiplist", "kmeans", "graph"}),
         lambda: native_vs_tx(rows, out_dir, drawn, "native_vs_tx_containers.svg", {"stack", "queue", "list"}),
+        lambda: multi_gpu(rows, out_dir, drawn),
     ]
     for job in jobs:
         note = job()
