@@ -104,6 +104,24 @@ class Report(unittest.TestCase):
             self.assertIn("| 4,096 | 270,336 (full) | 300 M | 80 M |", out)
             self.assertNotIn("old0000", out.split("## Provenance")[0])
 
+    def test_multi_gpu_table_against_one_gpu(self):
+        # The partitioned bank's rows: each GPU count against one GPU of the same program at the
+        # nearest thread count, and against the best plain bank.
+        plain = bank("prstm", 1 << 20, 270336, 4e9, commit="1234abc")
+        pe = lambda n, x, t, tput: dict(plain, pes=n, cross=x, threads=t, throughput=tput, pe_transport="nvshmem")
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "multi_gpu.jsonl"),
+                  [plain, pe(1, 0, 270336, 2e9), pe(1, 0, 131072, 1.5e9), pe(2, 0, 262144, 4e9), pe(4, 10, 131072, 3e9)])
+            rc, out, err = run(REPORT, d)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("### Several GPUs", out)
+            self.assertIn("| 2 | 262,144 | 0 | 4 G | 2.00x | 1.00x |", out)
+            self.assertIn("| 4 | 131,072 | 10 | 3 G | 2.00x | 0.75x |", out)
+            self.assertEqual(out.count("| 1 | "), 2)
+        with tempfile.TemporaryDirectory() as d:  # no NVSHMEM rows: no section
+            write(os.path.join(d, "multi_gpu.jsonl"), [plain])
+            self.assertNotIn("### Several GPUs", run(REPORT, d)[1])
+
     def test_committed_report_fits(self):
         rc, out, err = run(REPORT, os.path.join(ROOT, "results"))
         self.assertEqual(rc, 0, err)
