@@ -58,6 +58,12 @@
 // Each node is linked at most once per level per launch, hence unlinked at
 // level 0 (and retired) exactly once.
 //
+// Known fault (open): on the GPU at full occupancy with 3 or more levels, a
+// launch may hand a node still in use to an insert (it is then retired twice
+// and the launch's check fails); levels 1-2, fewer threads and the CPU backend
+// have never shown it. docs/design-decisions.md#claimed-indices has the
+// measurements, results/experiments/LOG.md what was ruled out.
+//
 // Differences from std::set: fixed capacity, no iterators during a launch
 // (contents() on the host at a quiescent point), insert reports a status.
 #pragma once
