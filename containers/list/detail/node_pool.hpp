@@ -171,6 +171,8 @@ class node_pool {
     std::vector<std::uint32_t> ids(ref_.ring_size);
     for (std::uint32_t i = 0; i < ref_.ring_size; ++i) ids[i] = ref_.first + i;
     if (!ids.empty()) ring_.upload(ids);
+    ring_sum_ = ring_checksum(ids);
+    ring_in_order_ = true;
     ctl_.upload(std::vector<std::uint64_t>{0, ref_.ring_size, 0, 0});
   }
 
@@ -194,6 +196,8 @@ class node_pool {
       auto ring = ring_.to_vector();
       for (std::uint64_t j = 0; j < n; ++j) ring[(c[ctl_tail] + j) % ref_.ring_size] = ids[j];
       ring_.upload(ring);
+      ring_sum_ = ring_checksum(ring);
+      ring_in_order_ = false;
     }
     c[ctl_tail] += n;
     c[ctl_retired] = 0;
@@ -215,13 +219,7 @@ class node_pool {
   }
 
   /// Free nodes, in the order they will be handed out (after reclaim()).
-  std::vector<std::uint32_t> free_nodes() const {
-    const auto c = ctl_.to_vector();
-    const auto ring = ring_.to_vector();
-    std::vector<std::uint32_t> out;
-    for (std::uint64_t p = std::min(c[ctl_cursor], c[ctl_tail]); p < c[ctl_tail]; ++p) out.push_back(ring[p % ref_.ring_size]);
-    return out;
-  }
+  std::vector<std::uint32_t> free_nodes() const { return free_nodes_in(ring_.to_vector()); }
   std::uint64_t retired_count() const { return ctl_.to_vector()[ctl_retired]; }
   /// Nodes retired since the last reclaim() (quiescent point).
   std::vector<std::uint32_t> retired_nodes() const {
@@ -240,7 +238,21 @@ class node_pool {
   std::string account(std::vector<char> reach, std::uint64_t users) const {
     const std::size_t total = std::size_t(ref_.first) + ref_.ring_size;
     reach.resize(total, 0);
-    const auto free = free_nodes();
+    // The ring is the host's alone (written before a launch, read by
+    // allocate()): if it differs from what the host wrote, a stray device
+    // write changed it, and allocations read the changed entries as node
+    // indices. Found by a checksum; the position is named while the ring is
+    // still in reset()'s order (no reclaim() since).
+    const auto ring = ring_.to_vector();
+    if (ring_checksum(ring) != ring_sum_) {
+      if (ring_in_order_)
+        for (std::size_t p = 0; p < ring.size(); ++p)
+          if (ring[p] != ref_.first + p)
+            return "ring position " + std::to_string(p) + " holds " + std::to_string(ring[p]) + ", the host wrote " +
+                   std::to_string(ref_.first + p) + " (a stray write into the free ring)";
+      return "the free ring differs from what the host wrote (a stray write into it)";
+    }
+    const auto free = free_nodes_in(ring);
     for (std::uint32_t f : free) {
       if (f < ref_.first || f >= total) return "free ring holds invalid index " + std::to_string(f);
       if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f);
@@ -286,6 +298,18 @@ class node_pool {
   void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
 
  private:
+  static std::uint64_t ring_checksum(const std::vector<std::uint32_t>& ring) {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the entries
+    for (std::uint32_t v : ring) h = (h ^ v) * 1099511628211ull;
+    return h;
+  }
+  /// The free nodes of a downloaded ring, in the order they will be handed out.
+  std::vector<std::uint32_t> free_nodes_in(const std::vector<std::uint32_t>& ring) const {
+    const auto c = ctl_.to_vector();
+    std::vector<std::uint32_t> out;
+    for (std::uint64_t p = std::min(c[ctl_cursor], c[ctl_tail]); p < c[ctl_tail]; ++p) out.push_back(ring[p % ref_.ring_size]);
+    return out;
+  }
   static std::size_t checked(std::uint32_t sentinels, std::uint64_t capacity) {
     if (capacity == 0) throw usage_error("a list needs a pool of at least one node");
     if (capacity + sentinels > node::max_index)
@@ -295,6 +319,8 @@ class node_pool {
   }
   buffer<node::word_t> words_;
   buffer<std::uint32_t> ring_;
+  std::uint64_t ring_sum_ = 0;  // ring_checksum of what the host last wrote into ring_ (account() compares)
+  bool ring_in_order_ = true;   // ring_ as reset() wrote it: position p holds first + p
   buffer<std::uint32_t> retired_;
   buffer<std::uint64_t> ctl_;
   pool_ref ref_{};
