@@ -318,10 +318,10 @@ STM_HD inline std::uint32_t lowest_bit(std::uint32_t x) {
 /// lane adds their number and hands each its base plus its rank among them
 /// through __shfl_sync, which waits for every lane of the mask.
 ///
-/// This is the aggregation ptxas applies to a plain fetch_add(1) of a uniform
-/// address, written out so that the number of atomics on a hot counter does
-/// not depend on the compiler's choice (docs/design-decisions.md#claimed-indices
-/// has the skiplist measurements that made it visible).
+/// Written out rather than left to the compiler's own aggregation of a
+/// fetch_add(1): the lanes of the mask reconverge at the shuffle, and the
+/// number of atomics on a hot counter does not depend on the compiler's
+/// heuristics (docs/design-decisions.md#claimed-indices).
 template <class T>
 STM_HD inline T claim_index(T& counter) {
 #if STM_ON_DEVICE

@@ -208,9 +208,9 @@ void progress(const std::string& what, double fraction);
 void quiet_progress();
 
 /// Run f when main returns, before the process's static destructors (last
-/// registered, first run): for runtimes that must end while CUDA still runs,
-/// such as NVSHMEM's (its finalize from a static destructor crashed the
-/// process after a 1-PE run had reported).
+/// registered, first run): for runtimes that must end while CUDA and their
+/// own threads still run, such as NVSHMEM's, whose finalize a static
+/// destructor would call in no defined order with CUDA's teardown.
 void at_main_end(std::function<void()> f);
 /// Main's last call: the functions of at_main_end, then rc.
 int end_main(int rc);
