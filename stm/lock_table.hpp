@@ -24,6 +24,11 @@
 //    it has not moved. A table without it (clock = false) keeps incremental
 //    validation (O(R^2) per attempt of R reads) and spares update commits one
 //    contended atomic and one fence: for workloads without long opaque reads.
+//    With the clock come the lock stamps: per lock, the clock value of the
+//    last commit that wrote under it (64 bits, zero at the start). A read whose
+//    lock's stamp is not above the attempt's snapshot is consistent with it
+//    although the clock moved, so it re-checks nothing (TinySTM's LSA
+//    snapshot extension; docs/stm-core.md#lock-stamps). 8 bytes per lock.
 //  - the escalation token (optional, on by default): held by the one update
 //    transaction that runs escalated (it aborted too often and now locks what
 //    it reads), or shared by read-only ones that run escalated together; 0
@@ -57,6 +62,7 @@ struct lock_table_ref {
   std::uint32_t spread = 0; // log2(words_per_lock)
   std::uintptr_t base = 0;
   std::uint64_t* clock = nullptr;       // commit clock; nullptr: the table has none
+  std::uint64_t* stamps = nullptr;      // per lock (not spread): the clock of its last writer; with the clock only
   std::uint64_t* escalation = nullptr;  // escalation token (gate_* below): 0 free; nullptr: none
   // Admission gates (stm/detail/admission.hpp), one per SM: word 0 of a
   // group's 128-byte line counts the attempts inside, word 1 is its limit.
@@ -75,6 +81,7 @@ struct lock_table_ref {
   STM_HD atomic_ref<std::uint32_t> word(std::uint32_t idx) const { return atomic_ref<std::uint32_t>(*word_ptr(idx)); }
   STM_HD bool has_clock() const { return clock != nullptr; }
   STM_HD atomic_ref<std::uint64_t> clock_word() const { return atomic_ref<std::uint64_t>(*clock); }
+  STM_HD atomic_ref<std::uint64_t> stamp(std::uint32_t idx) const { return atomic_ref<std::uint64_t>(stamps[idx]); }
   STM_HD atomic_ref<std::uint64_t> escalation_word() const { return atomic_ref<std::uint64_t>(*escalation); }
   static constexpr std::uint32_t admission_stride = 32;  // 128 bytes per group
   STM_HD atomic_ref<std::uint32_t> admission_active(std::uint32_t g) const {
@@ -111,6 +118,7 @@ class lock_table {
              bool admission = admission_default())
       : words_(where, checked_size(num_locks, words_per_lock)),
         sync_(where, 2 * sync_stride),
+        stamps_(where, clock ? static_cast<std::size_t>(num_locks) : 0),
         admission_(where, admission ? std::size_t(admission_groups_of(where)) * lock_table_ref::admission_stride : 0) {
     if (bytes_per_lock < 4 || (bytes_per_lock & (bytes_per_lock - 1)) != 0)
       throw usage_error("lock coverage must be a power of two of at least 4 bytes, got " +
@@ -121,6 +129,7 @@ class lock_table {
     while ((std::uint64_t(1) << ref_.shift) < bytes_per_lock) ++ref_.shift;
     while ((1u << ref_.spread) < words_per_lock) ++ref_.spread;
     ref_.clock = clock ? sync_.data() : nullptr;
+    ref_.stamps = clock ? stamps_.data() : nullptr;
     ref_.escalation = escalation ? sync_.data() + sync_stride : nullptr;
     if (admission) {
       ref_.admission_groups = admission_groups_of(where);
@@ -209,6 +218,7 @@ class lock_table {
   }
   buffer<std::uint32_t> words_;
   buffer<std::uint64_t> sync_;  // [0] commit clock, [sync_stride] escalation token
+  buffer<std::uint64_t> stamps_;  // the lock stamps (lock_table_ref::stamps); empty without a clock
   buffer<std::uint32_t> admission_;  // the gates (lock_table_ref::admission)
   lock_table_ref ref_{};
 };

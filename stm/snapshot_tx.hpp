@@ -19,20 +19,21 @@
 // How. The attempt takes the commit clock once, at its start (snap, an acquire
 // load). Each read loads the lock word w (acquire), the value, fences (R) and
 // loads the clock c, as an opaque read of stm::transaction does, and is
-// accepted when c == snap and w shows neither a final lock nor a pre-lock (a
-// shared lock of an escalated reader is fine: its value cannot change). This
-// is the "c == snap" case of docs/stm-core.md#commit-clock
-// with snap set once, before every read: each read returns the value of the
+// accepted when w shows neither a final lock nor a pre-lock (a shared lock of
+// an escalated reader is fine: its value cannot change) and either c == snap
+// or the lock's stamp is not above snap (no writer counted after snap wrote
+// under it). These are the two accepting cases of docs/stm-core.md#commit-clock
+// and #lock-stamps with snap set once, before every read: each read returns the value of the
 // last writer counted in snap (the writers whose clock increment (K) is
 // among the first snap), so every value a body sees belongs to the state
 // after those writers (opacity), and a read-only commit has nothing left to
 // check: the transaction serializes at that state. A read that fails the test
-// aborts the attempt (cause validation when the clock moved or a pre-lock was
-// seen, read_locked for a final lock), which is retried as any.
+// aborts the attempt (cause validation when its lock was written since snap or
+// a pre-lock was seen, read_locked for a final lock), which is retried as any.
 //
-// Progress: an attempt commits when no update commits on its table while it
-// reads (a pre-lock or final lock on a location it reads also fails it). Under
-// a steady stream of updates a long scan may retry indefinitely: use it where
+// Progress: an attempt commits when no update writes a location it is about
+// to read while it reads (a pre-lock or final lock on a location it reads
+// also fails it). Under a steady stream of updates to what it reads, a long scan may retry indefinitely: use it where
 // updates are few or pause (an audit between phases, a reader beside rare
 // writers). Under heavy writing use stm::transaction with a read set sized
 // for the scan: it escalates after EscalateAfter aborts and then commits in a
@@ -91,12 +92,14 @@ class snapshot_transaction {
   STM_HD T read(const T* addr) {
     static_assert(detail::is_tx_word<T>, "transactional values are trivially copyable 4- or 8-byte types");
     if (status_ != tx_status::active) return T{};
-    const auto lw = table_.word(table_.index_of(addr));
-    const std::uint32_t w = lw.load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
+    const std::uint32_t li = table_.index_of(addr);
+    const std::uint32_t w = table_.word(li).load(memory_order_acquire);  // pairs with (B): a bumped version comes with its values
     const std::uint64_t bits = load_word(addr, sizeof(T));
-    platform::fence_acquire();  // (R) pairs with (A): a written-back value implies c sees its increment
+    platform::fence_acquire();  // (R) pairs with (A): a written-back value implies c sees its increment, the stamp its stamp
     const std::uint64_t c = table_.clock_word().load(memory_order_relaxed);
-    if (c != snap_ || !lock_word::is_settled(w)) {
+    // A moved clock fails the read only when its lock was written since snap
+    // (docs/stm-core.md#lock-stamps).
+    if (!lock_word::is_settled(w) || (c != snap_ && table_.stamp(li).load(memory_order_relaxed) > snap_)) {
       fail(c == snap_ && lock_word::is_final(w) ? abort_cause::read_locked : abort_cause::validation);
       return T{};
     }

@@ -24,10 +24,13 @@
 // Commit clock (a table with one; opaque reads; docs/stm-core.md#commit-clock):
 // an attempt takes snap = clock (acquire) at its start; each read loads the
 // clock after (R) in place of w2: unchanged, only the new read's own w1 is
-// checked; moved, every read is re-checked behind an acquire fence and snap
-// moves. An update commit increments the clock (K) once its write set is
-// claimed and before it validates (write_set_claimed(), as TL2), or after its
-// final locks when it validates under locks it holds (tick_clock()).
+// checked; moved, the new read passes alone when its lock's stamp (the clock
+// value of its last writer) is not above snap, else every read is re-checked
+// behind an acquire fence and snap moves (docs/stm-core.md#lock-stamps). An
+// update commit increments the clock (K) once its write set is claimed and
+// before it validates (write_set_claimed(), as TL2), or after its final locks
+// when it validates under locks it holds (publish()), and stamps its locks
+// with the value before its write-back.
 #pragma once
 
 #include <cstdint>
@@ -69,7 +72,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
   // bit 30 (prelock_bit), a read met a pre-lock the manager says we lose to.
   std::uint32_t read_notes = 0;
   std::uint64_t snap = 0;      // Opaque with a clock: the commit clock at the last validation
-  std::uint8_t ticked = 0;     // this attempt's commit incremented the clock (write_set_claimed)
+  std::uint64_t commit_stamp = 0;  // the clock value this attempt's commit took at (K) (>= 1); 0: not yet
   admission_state admission;  // stm/detail/admission.hpp
   tx_counters counters;
   // Value-initialized: the unrolled scans touch entries past n (guarded), which
@@ -80,7 +83,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
 
   STM_HD void reset_sets() {
     n_reads = n_writes = n_locks = read_notes = 0;
-    ticked = 0;
+    commit_stamp = 0;
     if constexpr (Config::record) this->n_seen = 0;
   }
 
@@ -248,6 +251,11 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
       // after snap was set, shows every counted writer's claim (the table's
       // (2)); free or shared, nothing more to check; a pre-lock is polled.
       if (c == snap) return lock_word::is_settled(w1) || read_unclaimed(li, lock_word::version(w1), cm);
+      // The clock moved, but the new read's lock was last written by a
+      // counted writer (its stamp, loaded after (R), is not above snap) and
+      // w1 shows no claim: the value is the one at snap, which every earlier
+      // read holds too; snap stays (docs/stm-core.md#lock-stamps).
+      if (lock_word::is_settled(w1) && table.stamp(li).load(memory_order_relaxed) <= snap) return true;
       // A new snap must hold for every read, a single one included: a writer
       // counted now may have locked it after its loads. The acquire that
       // c's relaxed load lacked: the re-checks must see every counted

@@ -99,11 +99,25 @@ struct tx_writeback {
   /// Write back and release, once every write lock is final-locked by us and
   /// the read set is validated (the contention manager's acquire()).
   /// FencedA: acquire() already executed (A) after its last final-lock CAS.
+  /// With a commit clock: (K) now if the manager did not call
+  /// write_set_claimed(), then the lock stamps, then (A) (again, when FencedA:
+  /// the stamps must be visible before any value written back; they pair
+  /// with the reader's (R), docs/stm-core.md#lock-stamps).
   template <bool FencedA = false>
   STM_HD void publish() {
     Core& tx = self();
-    if (tx.table.has_clock() && !tx.ticked) tick_clock();  // (K) late, then (A') which is also (A)
-    else if constexpr (!FencedA) platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    if (tx.table.has_clock()) {
+      // (K) late: release only; this commit validated already (under its
+      // locks), so unlike write_set_claimed() it has nothing to acquire.
+      if (tx.commit_stamp == 0) tx.commit_stamp = tx.table.clock_word().fetch_add(1, memory_order_release) + 1;
+      Core::template each<config::max_writes>(tx.n_locks, [&](std::uint32_t k) {
+        tx.table.stamp(tx.locks[k].lock).store(tx.commit_stamp, memory_order_relaxed);  // under our final lock
+        return true;
+      });
+      platform::fence_release();  // (A) (A' after a late (K)): final locks, increment, stamps before the write-back
+    } else if constexpr (!FencedA) {
+      platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    }
     // Either way (A) has executed here (FencedA: in the manager's acquire()).
     if constexpr (config::record) tx.bump_seqs(tx);  // under the final locks, after (A): stm/history.hpp
     Core::template each<config::max_writes>(tx.n_writes, [&](std::uint32_t i) {
@@ -120,19 +134,6 @@ struct tx_writeback {
     release_stolen_reads();
   }
 
-  /// (K) then (A') of the commit clock (see the table), for a commit that did
-  /// not call write_set_claimed (an escalated one, or a manager that validates
-  /// under its locks): the increment after the final locks, the write-back
-  /// after the increment.
-  STM_HD void tick_clock() {
-    Core& tx = self();
-    // (K) pairs with the reader's acquire loads of the clock. Release only:
-    // this commit validated already (under its locks), so unlike
-    // write_set_claimed() it has nothing to acquire.
-    tx.table.clock_word().fetch_add(1, memory_order_release);
-    platform::fence_release();  // (A') also (A): final locks and increment before the write-back
-  }
-
   /// A manager's acquire() calls this once the write set is claimed (every
   /// pre-lock or lock of it taken) and before it validates the reads it does
   /// not hold: with a commit clock, the increment (K) comes here, as in TL2
@@ -140,10 +141,7 @@ struct tx_writeback {
   /// "(K) before validation". Without a clock it does nothing.
   STM_HD void write_set_claimed() {
     Core& tx = self();
-    if (tx.table.has_clock()) {
-      tx.table.clock_word().fetch_add(1, memory_order_acq_rel);  // (K)
-      tx.ticked = 1;
-    }
+    if (tx.table.has_clock()) tx.commit_stamp = tx.table.clock_word().fetch_add(1, memory_order_acq_rel) + 1;  // (K)
   }
 
  private:
