@@ -16,10 +16,11 @@
 //     TX_WRITE(tx, &total[0], TX_READ(tx, &total[0]) + x);
 //   } TX_END(tx);
 //
-// Operations: enqueue/dequeue on a caller's transaction (composed), their
-// bulk forms enqueue_bulk/dequeue_bulk (n items in order, in the caller's
-// transaction), and the one-shot enqueue(tid, x)/dequeue(tid, x), which are
-// combined per warp.
+// Operations: enqueue/dequeue on a caller's transaction (composed); the
+// one-shot enqueue(tid, x)/dequeue(tid, x), combined per warp; and the bulk
+// forms enqueue_bulk/dequeue_bulk (n items in order, either in a caller's
+// transaction or, n <= max_lanes, in a transaction of their own: the one a
+// warp's leader runs).
 //
 // Combining (one-shot calls only). The lanes of a warp that call r.enqueue on
 // one queue together (detail/lane_group.hpp: the active mask, split by queue)
@@ -180,7 +181,7 @@ class tx_queue_ref {
     }
     std::uint32_t placed = 0;
     op_status rest_status = op_status::full;
-    if (g.leads()) rest_status = enqueue_combined(tid, items, g.size, placed, counters);
+    if (g.leads()) rest_status = enqueue_tx(tid, items, g.size, placed, counters);
     placed = platform::shfl(g.mask, placed, g.leader);
     rest_status = static_cast<op_status>(platform::shfl(g.mask, static_cast<std::uint32_t>(rest_status), g.leader));
     return g.rank < placed ? op_status::ok : rest_status;
@@ -194,7 +195,7 @@ class tx_queue_ref {
     word items[platform::warp_size()] = {};  // filled by the leader (GCC cannot tell which entries)
     std::uint32_t taken = 0;
     op_status rest_status = op_status::empty;
-    if (g.leads()) rest_status = dequeue_combined(tid, items, g.size, taken, counters);
+    if (g.leads()) rest_status = dequeue_tx(tid, items, g.size, taken, counters);
     taken = platform::shfl(g.mask, taken, g.leader);
     rest_status = static_cast<op_status>(platform::shfl(g.mask, static_cast<std::uint32_t>(rest_status), g.leader));
     // Hand out the items: the lane of rank j gets item j (every lane of the
@@ -207,6 +208,28 @@ class tx_queue_ref {
     if (g.rank >= taken) return rest_status;
     out = detail::word_to_item<T>(got);
     return op_status::ok;
+  }
+
+  /// A transaction of its own (the one a warp's leader runs for its group)
+  /// that enqueues items[0..n) in order, as far as there is room: ok (all n),
+  /// full (only the first `placed` fit: the queue was full after them), or
+  /// rejected (n above max_lanes: nothing done). counters: as enqueue's.
+  STM_HD op_status enqueue_bulk(std::uint32_t tid, const T* items, std::uint32_t n, std::uint32_t& placed,
+                                tx_counters* counters = nullptr) const {
+    placed = 0;
+    if (n > max_lanes) return op_status::rejected;
+    const op_status rest = enqueue_tx(tid, items, n, placed, counters);
+    return placed == n ? op_status::ok : rest;
+  }
+  /// A transaction of its own that dequeues up to n items into out[0..taken),
+  /// front first: ok (all n), empty (only `taken` were there), or rejected
+  /// (n above max_lanes: nothing done).
+  STM_HD op_status dequeue_bulk(std::uint32_t tid, T* out, std::uint32_t n, std::uint32_t& taken,
+                                tx_counters* counters = nullptr) const {
+    taken = 0;
+    if (n > max_lanes) return op_status::rejected;
+    const op_status rest = dequeue_tx(tid, out, n, taken, counters);
+    return taken == n ? op_status::ok : rest;
   }
 
   /// The lock table its transactions use (build composed transactions on it).
@@ -279,12 +302,13 @@ class tx_queue_ref {
     return take == n ? op_status::ok : op_status::empty;
   }
 
-  /// The leader's transaction for k enqueueing lanes: places a prefix of
-  /// items[0..k). Returns the answer of the lanes beyond it: full (the queue
-  /// was full at the commit), or capacity should the descriptor overflow
-  /// (placed is then 0).
-  STM_HD op_status enqueue_combined(std::uint32_t tid, const word* items, std::uint32_t k, std::uint32_t& placed,
-                                    tx_counters* counters) const {
+  /// The leader's transaction for k <= max_lanes enqueueing lanes (or a
+  /// one-shot bulk call): places a prefix of items[0..k). Returns the answer
+  /// of the lanes beyond it: full (the queue was full at the commit), or
+  /// capacity should the descriptor overflow (placed is then 0).
+  template <class Item>
+  STM_HD op_status enqueue_tx(std::uint32_t tid, const Item* items, std::uint32_t k, std::uint32_t& placed,
+                              tx_counters* counters) const {
     transaction<CM, enqueue_config> tx(locks_, tid, cm_);
     for (tx.begin();;) {
       enqueue_run(tx, items, k, placed);
@@ -297,11 +321,13 @@ class tx_queue_ref {
     return tx.committed() ? op_status::full : op_status::capacity;
   }
 
-  /// The leader's transaction for k dequeueing lanes: takes up to k items
-  /// into items[0..taken). Returns the answer of the lanes beyond them:
-  /// empty, or capacity should the descriptor overflow (taken is then 0).
-  STM_HD op_status dequeue_combined(std::uint32_t tid, word* items, std::uint32_t k, std::uint32_t& taken,
-                                    tx_counters* counters) const {
+  /// The leader's transaction for k <= max_lanes dequeueing lanes (or a
+  /// one-shot bulk call): takes up to k items into items[0..taken). Returns
+  /// the answer of the lanes beyond them: empty, or capacity should the
+  /// descriptor overflow (taken is then 0).
+  template <class Item>
+  STM_HD op_status dequeue_tx(std::uint32_t tid, Item* items, std::uint32_t k, std::uint32_t& taken,
+                              tx_counters* counters) const {
     transaction<CM, dequeue_config> tx(locks_, tid, cm_);
     for (tx.begin();;) {
       dequeue_run(tx, items, k, taken);
