@@ -33,7 +33,12 @@
 // instead of one per lane: 32 times fewer commits on the hot word, each
 // covering a warp. On the CPU a warp is one thread: the same code with k = 1.
 // A lane's composed operations are never merged (they belong to its own
-// transaction).
+// transaction). The group's transaction also keeps the other end out of its
+// read set while that is safe: an enqueue loads the head outside the
+// transaction, a lower bound at its commit since the head only grows, and
+// reads it through the transaction only when that bound leaves too little
+// room for all k; a dequeue alike with the tail. So enqueues and dequeues do
+// not abort each other unless the queue is nearly full or nearly empty.
 //
 // Guarantees
 //  - Linearizable FIFO queue. A composed or bulk operation takes effect when
@@ -46,10 +51,14 @@
 //    after the shuffle that follows its commit), and the commit is one
 //    instant at which the transaction's reads all hold. A group that places
 //    (takes) nothing commits read-only, so full and empty are facts of the
-//    state at that commit's validation. The combined dequeue's descriptor is
-//    not opaque (its up to 34 reads are validated once, at commit): its body
-//    computes only a count clamped to [0, k] and slot positions modulo the
-//    capacity from what it read, and hands nothing out before the commit.
+//    state at that commit's validation. A group that leaves lanes full
+//    (empty) has read the head (tail) through the transaction, so that answer
+//    is exact too; one that took the other end as a lower bound placed
+//    (took) all k, which the bound guarantees at the commit (enqueue_run and
+//    dequeue_run say why). The combined dequeue's descriptor is not opaque
+//    (its up to 34 reads are validated once, at commit): its body computes
+//    only a count clamped to [0, k] and slot positions modulo the capacity
+//    from what it read, and hands nothing out before the commit.
 //  - Progress is the contention manager's: with cm::prstm some transaction
 //    always commits. No call waits for another thread (progress::any is
 //    enough): the lanes of a group wait only for their own leader's
@@ -242,7 +251,9 @@ class tx_queue_ref {
 
   STM_HD std::uint64_t* head() const { return &storage_[detail::txq_head_at]; }
   STM_HD std::uint64_t* tail() const { return &storage_[detail::txq_tail_at]; }
-  STM_HD std::uint64_t* slot(std::uint64_t position) const { return &storage_[detail::txq_slots_at + position % capacity_]; }
+  STM_HD std::uint64_t* slot(std::uint64_t position) const {
+    return &storage_[detail::txq_slots_at + position % capacity_];
+  }
   /// What tells this queue's lanes from other queues' in a warp.
   STM_HD std::uint64_t key() const { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(storage_)); }
 
@@ -257,15 +268,34 @@ class tx_queue_ref {
     else return detail::word_to_item<Item>(w);
   }
 
-  /// The enqueue algorithm (composed, bulk and combined forms): read head
-  /// and tail; place min(n, room) items at tail, tail + 1, ...; advance the
+  /// The enqueue algorithm (composed, bulk and combined forms): read tail
+  /// and head; place min(n, room) items at tail, tail + 1, ...; advance the
   /// tail past them. Items: T or its word.
+  ///
+  /// bound_head (the one-shot transactions only): the head is first loaded
+  /// outside the transaction, as a lower bound. The head only grows and a
+  /// value written back is a committed one, so at this transaction's commit
+  /// (which validates the tail t) the head is at least that value and the
+  /// room at least capacity - (t - bound). When that is room for all n, the
+  /// head stays out of the read set: the enqueue then does not conflict with
+  /// the dequeues that commit meanwhile. Otherwise (some items may not fit)
+  /// the head is read through the transaction, so that full is exact.
   template <class Tx, class Item>
-  STM_HD op_status enqueue_run(Tx& tx, const Item* items, std::uint32_t n, std::uint32_t& placed) const {
+  STM_HD op_status enqueue_run(Tx& tx, const Item* items, std::uint32_t n, std::uint32_t& placed,
+                               bool bound_head = false) const {
     placed = 0;
-    const std::uint64_t h = tx.read(head());
     const std::uint64_t t = tx.read(tail());
     if (!tx.active()) return op_status::aborted;
+    std::uint64_t h = 0;
+    bool roomy = false;
+    if (bound_head) {
+      h = atomic_ref<std::uint64_t>(*head()).load(memory_order_relaxed);
+      roomy = t - h <= capacity_ && capacity_ - (t - h) >= n;  // (a head beyond t: a stale t; read it exactly)
+    }
+    if (!roomy) {
+      h = tx.read(head());
+      if (!tx.active()) return op_status::aborted;
+    }
     // On a consistent snapshot t - h <= capacity; the test keeps the count
     // in range whatever was read.
     const std::uint64_t used = t - h;
@@ -283,12 +313,31 @@ class tx_queue_ref {
   /// combined form) the values may come from different moments until commit
   /// validates them: the count stays within [0, n], the slots within the
   /// ring, and nothing read leaves the transaction before it commits.
+  ///
+  /// bound_tail (the one-shot transactions only): as enqueue_run's
+  /// bound_head, with the tail. The tail only grows: when a value of it
+  /// loaded outside the transaction shows n items from the head h (which the
+  /// commit validates), at least n are there at the commit, and their slots
+  /// (read through the transaction) hold them then; the tail stays out of
+  /// the read set and the dequeue does not conflict with the enqueues that
+  /// commit meanwhile. Otherwise the tail is read through the transaction, so
+  /// that empty is exact.
   template <class Tx, class Item>
-  STM_HD op_status dequeue_run(Tx& tx, Item* out, std::uint32_t n, std::uint32_t& taken) const {
+  STM_HD op_status dequeue_run(Tx& tx, Item* out, std::uint32_t n, std::uint32_t& taken,
+                               bool bound_tail = false) const {
     taken = 0;
     const std::uint64_t h = tx.read(head());
-    const std::uint64_t t = tx.read(tail());
     if (!tx.active()) return op_status::aborted;
+    std::uint64_t t = 0;
+    bool plenty = false;
+    if (bound_tail) {
+      t = atomic_ref<std::uint64_t>(*tail()).load(memory_order_relaxed);
+      plenty = t - h <= capacity_ && t - h >= n;
+    }
+    if (!plenty) {
+      t = tx.read(tail());
+      if (!tx.active()) return op_status::aborted;
+    }
     const std::uint64_t there = t - h;
     const std::uint32_t take = there < n ? static_cast<std::uint32_t>(there) : n;
     for (std::uint32_t i = 0; i < take; ++i) {
@@ -311,7 +360,7 @@ class tx_queue_ref {
                               tx_counters* counters) const {
     transaction<CM, enqueue_config> tx(locks_, tid, cm_);
     for (tx.begin();;) {
-      enqueue_run(tx, items, k, placed);
+      enqueue_run(tx, items, k, placed, /*bound_head=*/true);
       // Nothing fits: the transaction ends read-only, its commit validating
       // that the queue was full at that instant.
       if (tx.commit() || !tx.retry()) break;
@@ -330,7 +379,7 @@ class tx_queue_ref {
                               tx_counters* counters) const {
     transaction<CM, dequeue_config> tx(locks_, tid, cm_);
     for (tx.begin();;) {
-      dequeue_run(tx, items, k, taken);
+      dequeue_run(tx, items, k, taken, /*bound_tail=*/true);
       if (tx.commit() || !tx.retry()) break;
     }
     if (counters) *counters += tx.counters();
