@@ -118,9 +118,10 @@ class tx_queue_ref {
   using contention_manager = CM;
   /// Lanes one combined one-shot transaction serves at most (a warp).
   static constexpr std::uint32_t max_lanes = 32;
-  /// The combined one-shot transactions' descriptors. An enqueue reads head
-  /// and tail and writes up to max_lanes slots and the tail. A dequeue reads
-  /// head, tail and up to max_lanes slots and writes the head; its reads are
+  /// The combined one-shot transactions' descriptors. An enqueue reads the
+  /// tail (and the head, unless bounded) and writes up to max_lanes slots and
+  /// the tail. A dequeue reads the head (and the tail, unless bounded) and up
+  /// to max_lanes slots and writes the head; its reads are
   /// validated at commit only (Opaque = false: no re-validation per read; the
   /// header says why its body tolerates an inconsistent snapshot). (The
   /// enqueue's read set has room for 8: the batched scans of a set larger
