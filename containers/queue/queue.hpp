@@ -3,7 +3,8 @@
 //   ticket_queue<T>  Scogland-Feng fetch-and-add ticket queue (fast; blocking,
 //                    non-waiting and status interfaces; close)
 //   ms_queue<T>      Michael-Scott lock-free queue (the classic baseline)
-//   tx_queue<T>      bounded queue on the STM API (any contention manager; composes)
+//   tx_queue<T>      bounded queue on the STM API (any contention manager; composes;
+//                    one-shot calls combined per warp)
 #pragma once
 
 #include "containers/queue/ms.hpp"

@@ -126,6 +126,10 @@ struct ms_op {
     }
   }
 };
+/// tx: the one-shot calls, which a warp's lanes that call together share one
+/// transaction for (containers/queue/tx.hpp, combining): commits and aborts
+/// count those transactions (on the GPU about one per warp and call, not one
+/// per operation), and an empty or full group is a read-only commit.
 template <class CM>
 struct tx_op {
   stm::queue::tx_queue_ref<std::uint64_t, CM> q;
