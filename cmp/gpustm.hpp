@@ -168,16 +168,15 @@ struct basic_gpustm : manager_base {
     return true;
   }
 
-  // Whether lock word w may be held by an escalated transaction: a shared
-  // lock (read-only ones), or a final lock while update transactions run
-  // escalated (the token counts them; the lock word does not say whose lock
-  // it is, so a committer's final lock in write-back counts too meanwhile:
-  // giving up is always safe, it costs this attempt).
+  // Whether lock word w is held by an escalated transaction: a shared lock
+  // (read-only ones), or a final lock of the one that holds the table's
+  // escalation token exclusively (the token's low bits hold its tid + 1).
   template <class Core>
   STM_HD static bool held_by_escalated(const Core& tx, std::uint32_t w) {
     return lock_word::is_locked(w) && tx.table.escalation != nullptr &&
            (lock_word::is_shared(w) ||
-            (tx.table.escalation_word().load(memory_order_relaxed) & lock_table_ref::gate_exclusive_mask) != 0);
+            (tx.table.escalation_word().load(memory_order_relaxed) & lock_table_ref::gate_holder_mask) ==
+                std::uint64_t(lock_word::owner(w)) + 1);
   }
 
   // Take lock `li` (the lock bit when we write under it, else the pre-lock
@@ -197,10 +196,9 @@ struct basic_gpustm : manager_base {
         if (word.compare_exchange_weak(cur, mine, memory_order_acquire, memory_order_relaxed)) break;
         continue;  // cur holds the word seen: look again
       }
-      // An escalated transaction's lock: it may be waiting (hold()) for one
-      // of ours, without a bound when our thread id is above its own; waiting
-      // out commit_wait_polls here would stall it that long (a convoy when
-      // many escalate): give up now.
+      // The escalated transaction's lock: it may be waiting (hold()) for one
+      // of ours, and it never gives up; waiting out commit_wait_polls here
+      // would stall it that long (a convoy when many escalate): give up now.
       if (++polls > commit_wait_polls || held_by_escalated(tx, cur)) return tx.abort_releasing(abort_cause::lock);
       gap.wait();
       cur = word.load(memory_order_relaxed);

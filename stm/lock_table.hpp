@@ -29,11 +29,10 @@
 //    lock's stamp is not above the attempt's snapshot is consistent with it
 //    although the clock moved, so it re-checks nothing (TinySTM's LSA
 //    snapshot extension; docs/stm-core.md#lock-stamps). 8 bytes per lock.
-//  - the escalation token (optional, on by default): held by the update
-//    transactions that run escalated (they aborted too often and now lock what
-//    they read; between them the lower thread id wins), or by read-only ones
-//    that run escalated together, never by both kinds at once; 0 when free
-//    (the fields: lock_table_ref). A table without it (escalation = false) lets no
+//  - the escalation token (optional, on by default): held by the one update
+//    transaction that runs escalated (it aborted too often and now locks what
+//    it reads), or shared by read-only ones that run escalated together; 0
+//    when free (the fields: lock_table_ref). A table without it (escalation = false) lets no
 //    transaction escalate, and spares gpustm's commits the check that no
 //    escalated transaction took their read locks over: for workloads whose
 //    transactions are all short (or that rely on their manager's progress).
@@ -93,11 +92,10 @@ struct lock_table_ref {
   }
 
   /// The escalation token's fields (docs/stm-core.md#escalation):
-  /// bits 0-31 the count of exclusive (update) escalated transactions, bit 32
-  /// an exclusive escalation waits (no new shared one enters), bits 33-63 the
-  /// count of shared (read-only) escalated transactions. The two kinds never
-  /// hold it at once.
-  static constexpr std::uint64_t gate_exclusive_mask = 0xFFFFFFFFull;
+  /// bits 0-31 the exclusive holder's tid + 1 (0: none), bit 32 an exclusive
+  /// escalation waits (no new shared one enters), bits 33-63 the count of
+  /// shared (read-only) escalated transactions.
+  static constexpr std::uint64_t gate_holder_mask = 0xFFFFFFFFull;
   static constexpr std::uint64_t gate_intent = 1ull << 32;
   static constexpr std::uint32_t gate_reader_shift = 33;
   static constexpr std::uint64_t gate_reader = 1ull << gate_reader_shift;

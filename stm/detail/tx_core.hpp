@@ -365,10 +365,6 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     if (Config::escalates && escalated) {  // escalated: the lock is taken now
       li = table.index_of(addr);
       version = esc::hold(*this, li, known);
-      if (version == esc::gave_up) {
-        fail(abort_cause::lock);  // outranked by another escalated transaction: releases everything
-        return;
-      }
       known = true;
     }
     if (!known) each<Config::max_reads>(n_reads, [&](std::uint32_t i) {  // the newest read of addr wins

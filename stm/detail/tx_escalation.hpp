@@ -6,16 +6,14 @@
 // A transaction that has aborted EscalateAfter times on concurrent conflicts,
 // and one of whose attempts read at least EscalateMinReads locations (or that
 // has aborted 4 x EscalateAfter times), runs its next attempt escalated:
-//  - exclusive (an earlier attempt wrote): the table's escalation token beside
-//    other exclusive holders, then every location it reads or writes taken as
-//    a final lock of its own when first touched (hold()); between two of them
-//    the lower thread id wins (the other gives its attempt up: wait-die);
+//  - exclusive (an earlier attempt wrote): the table's escalation token alone,
+//    then every location it reads or writes taken as a final lock of its own
+//    when first touched (hold());
 //  - shared (no attempt wrote): the token shared beside other shared holders,
 //    every location it reads taken as a shared lock (hold_shared()); a write
 //    aborts the attempt and the next one escalates exclusively.
-// Nobody can then change what it read, so the attempt never validates and
-// commits unless an exclusive one meets a lock of another exclusive one with a
-// lower thread id (two-phase locking: opaque). The token, the
+// Nobody can then change what it read, so the attempt never validates, never
+// aborts on a conflict and commits (two-phase locking: opaque). The token, the
 // lock states, the hard bound on attempts and why every wait ends are in
 // docs/stm-core.md#escalation.
 #pragma once
@@ -52,21 +50,22 @@ struct tx_escalation {
     if (n_writes != 0) wrote = 1;
   }
 
-  /// Take the escalation token exclusively, beside other exclusive holders:
-  /// once no transaction holds it shared. While waiting, the token's intent
-  /// bit keeps new shared holders out, so the shared ones drain. (Each
-  /// holder's attempt runs to its end or gives up; none waits without a bound
-  /// for one that waits for it: hold().)
+  /// Take the escalation token exclusively: once no other transaction holds
+  /// it, exclusively or shared. While waiting, the token's intent bit keeps
+  /// new shared holders out, so the shared ones drain. (Each holder's attempt
+  /// runs to its end without waiting for anyone unboundedly.)
   template <class Core>
   STM_HD void begin_escalation(Core& tx) {
     using T = lock_table_ref;
     const auto token = tx.table.escalation_word();
     for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t t = token.load(memory_order_relaxed);
-      if ((t >> T::gate_reader_shift) == 0) {
-        // acquire: pairs with the release by which the last shared holder
-        // gave it back, after its locks.
-        if (token.compare_exchange_weak(t, (t & ~T::gate_intent) + 1, memory_order_acquire, memory_order_relaxed)) break;
+      if ((t & T::gate_holder_mask) == 0 && (t >> T::gate_reader_shift) == 0) {
+        // acquire: pairs with the release by which the last holder (shared or
+        // exclusive) gave it back, after its locks.
+        if (token.compare_exchange_weak(t, (t & ~T::gate_intent) | (std::uint64_t(tx.tid) + 1), memory_order_acquire,
+                                        memory_order_relaxed))
+          break;
       } else if ((t & T::gate_intent) == 0) {
         token.fetch_or(T::gate_intent, memory_order_relaxed);
       }
@@ -84,7 +83,7 @@ struct tx_escalation {
     for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t t = token.load(memory_order_relaxed);
       // acquire: as above (an exclusive holder's final locks are given back).
-      if ((t & (T::gate_exclusive_mask | T::gate_intent)) == 0 &&
+      if ((t & (T::gate_holder_mask | T::gate_intent)) == 0 &&
           token.compare_exchange_weak(t, t + T::gate_reader, memory_order_acquire, memory_order_relaxed))
         break;
     }
@@ -109,7 +108,8 @@ struct tx_escalation {
       return true;
     });
     escalated = 0;
-    tx.table.escalation_word().fetch_sub(shared ? lock_table_ref::gate_reader : 1u, memory_order_release);
+    tx.table.escalation_word().fetch_sub(shared ? lock_table_ref::gate_reader : std::uint64_t(tx.tid) + 1,
+                                         memory_order_release);
   }
 
   /// Give back one hold of shared lock `li`. The last one clears the flags:
@@ -158,38 +158,21 @@ struct tx_escalation {
     }
   }
 
-  /// hold()'s answer when the attempt must give up (never a version: those
-  /// have 11 bits).
-  static constexpr std::uint32_t gave_up = ~0u;
-  /// Polls of a final lock of a lower thread id before hold() gives up: a
-  /// committer's write-back ends well within them, an escalated holder's
-  /// attempt may not.
-  static constexpr std::uint32_t outranked_polls = 64;
-
   /// Exclusive escalation: lock `li` as our final lock, or find it ours
   /// already (an earlier read or write under it). Returns its version; took =
-  /// we locked it now. Steals a pre-lock (its owner's final-lock CAS then
-  /// fails). Another's final lock: a committer writing back, a gpustm
-  /// committer (which waits a bounded time, or gives up at once on ours), or
-  /// another exclusive escalated transaction running its body. Wait-die by
-  /// thread id: an owner above our id is waited for as long as it holds the
-  /// lock (it never waits for us without a bound: it gives up first); an owner
-  /// below our id is polled outranked_polls times, then the attempt gives up
-  /// (gave_up; the caller fails it, which releases everything). So the lowest
-  /// id among the escalated ones never gives up to another, waits only form
-  /// chains toward higher ids, and every wait ends (docs/stm-core.md#escalation).
+  /// we locked it now. Waits while another holds its final lock (bounded:
+  /// docs/stm-core.md#escalation); steals a pre-lock (its owner's final-lock
+  /// CAS then fails).
   template <class Core>
   STM_HD static std::uint32_t hold(Core& tx, std::uint32_t li, bool& took) {
     const auto lw = tx.table.word(li);
     std::uint32_t w = lw.load(memory_order_relaxed);
-    for (std::uint32_t polls = 0;;) {
+    for (;;) {
       if (lock_word::is_locked(w)) {  // a final lock (a shared one cannot be held beside us: see the token)
-        const std::uint32_t owner = lock_word::owner(w);
-        if (lock_word::is_final(w) && owner == tx.tid) {
+        if (lock_word::is_final(w) && lock_word::owner(w) == tx.tid) {
           took = false;
           return lock_word::version(w);
         }
-        if (owner < tx.tid && ++polls > outranked_polls) return gave_up;
         platform::backoff_ns(64);
         w = lw.load(memory_order_relaxed);
         continue;
@@ -215,10 +198,6 @@ struct tx_escalation {
     const std::uint32_t li = tx.table.index_of(addr);
     bool took = false;
     const std::uint32_t v = escalated == escalated_shared ? hold_shared(tx, li, took) : hold(tx, li, took);
-    if (v == gave_up) {
-      tx.fail(abort_cause::lock);  // releases what the attempt holds, and its part of the token
-      return T{};
-    }
     // Record: under our final or shared lock nobody bumps the lock's sequence, and
     // hold()'s acquire made the last holder's bump (before its unlock)
     // visible, so the sequence names the write the value came from: exact.
