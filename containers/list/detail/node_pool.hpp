@@ -255,8 +255,8 @@ class node_pool {
     const auto free = free_nodes_in(ring);
     for (std::uint32_t f : free) {
       if (f < ref_.first || f >= total) return "free ring holds invalid index " + std::to_string(f);
-      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f);
-      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice";
+      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f) + misplaced(reach, free);
+      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice" + misplaced(reach, free);
       reach[f] = 2;
     }
     const std::uint64_t retired = retired_count();
@@ -264,15 +264,15 @@ class node_pool {
       return "retired list overflow: " + std::to_string(retired) + " retirements for a pool of " +
              std::to_string(ref_.ring_size) + " (a node was retired more than once)";
     for (std::uint32_t r : retired_nodes()) {
-      if (r < ref_.first || r >= total) return "retired list holds invalid index " + std::to_string(r);
-      if (reach[r] == 1) return "retired node " + std::to_string(r) + " is still reachable";
-      if (reach[r] == 2) return "retired node " + std::to_string(r) + " is also free";
-      if (reach[r] == 3) return "node " + std::to_string(r) + " was retired twice";
+      if (r < ref_.first || r >= total) return "retired list holds invalid index " + std::to_string(r) + misplaced(reach, free);
+      if (reach[r] == 1) return "retired node " + std::to_string(r) + " is still reachable" + misplaced(reach, free);
+      if (reach[r] == 2) return "retired node " + std::to_string(r) + " is also free" + misplaced(reach, free);
+      if (reach[r] == 3) return "node " + std::to_string(r) + " was retired twice" + misplaced(reach, free);
       reach[r] = 3;
     }
     if (users + free.size() + retired != ref_.ring_size)
       return "node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) + " free + " +
-             std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size);
+             std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size) + misplaced(reach, free);
     return "";
   }
   /// Quiescent point, a one-level list of two sentinels (head, tail): its
@@ -298,6 +298,48 @@ class node_pool {
   void upload_words(const std::vector<node::word_t>& w) { words_.upload(w); }
 
  private:
+  /// The whole picture behind an accounting fault (built only on a fault):
+  /// every user node's places counted again from scratch. Nodes in more than
+  /// one place (reachable, free, retired, each retirement counted), and nodes
+  /// in none, with the free-ring position each was taken from while the ring
+  /// is in reset()'s order (node first + p at position p) and whether any
+  /// word of it was ever written since (all zero: no thread stored into it,
+  /// so its position was claimed but the node never used). Shows whether the
+  /// positions of the lost nodes and the indices of the reused ones line up
+  /// (one claim handed out positions other than the ones it took) or not.
+  std::string misplaced(const std::vector<char>& reach_in, const std::vector<std::uint32_t>& free) const {
+    const std::size_t total = std::size_t(ref_.first) + ref_.ring_size;
+    std::vector<std::uint32_t> places(total, 0);
+    for (std::size_t i = 0; i < total && i < reach_in.size(); ++i) places[i] = reach_in[i] == 1 ? 1 : 0;
+    for (std::uint32_t f : free)
+      if (f < total) ++places[f];
+    for (std::uint32_t r : retired_nodes())
+      if (r < total) ++places[r];
+    const auto w = words_.to_vector();
+    const std::size_t stride = ref_.stride;
+    auto never_written = [&](std::size_t i) {
+      for (std::size_t at = i; at < w.size(); at += stride)
+        if (w[at] != 0) return false;
+      return true;
+    };
+    std::string twice, none;
+    std::size_t n_twice = 0, n_none = 0, n_none_clean = 0;
+    for (std::size_t i = ref_.first; i < total; ++i) {
+      if (places[i] > 1 && n_twice++ < 8) twice += " " + std::to_string(i) + " x" + std::to_string(places[i]);
+      if (places[i] == 0) {
+        const bool clean = never_written(i);
+        n_none_clean += clean;
+        if (n_none++ < 8) {
+          none += " " + std::to_string(i);
+          if (ring_in_order_) none += " (position " + std::to_string(i - ref_.first) + ")";
+          if (clean) none += " never written";
+        }
+      }
+    }
+    return " [" + std::to_string(n_twice) + " nodes in several places:" + twice + (n_twice > 8 ? " ..." : "") + "; " +
+           std::to_string(n_none) + " in none (" + std::to_string(n_none_clean) + " never written):" + none +
+           (n_none > 8 ? " ..." : "") + "]";
+  }
   static std::uint64_t ring_checksum(const std::vector<std::uint32_t>& ring) {
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the entries
     for (std::uint32_t v : ring) h = (h ^ v) * 1099511628211ull;
