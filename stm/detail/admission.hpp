@@ -5,8 +5,9 @@
 // Why. At full occupancy a GPU runs some 270,000 transactions at once. Every
 // conflict costs a whole attempt, and a long attempt (many reads) meets more
 // commits while it runs, re-validates its reads more often (the commit clock
-// moves between most of its reads) and escalates after enough aborts, and
-// escalated updates run one at a time per table. Nothing else in the runtime
+// moves between most of its reads, unless the lock stamps spare it) and
+// escalates after enough aborts, and escalated updates run one at a time per
+// table. Nothing else in the runtime
 // limits how many attempts run against each other, so past a few thousand
 // threads more threads mean less throughput.
 //

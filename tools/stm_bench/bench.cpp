@@ -428,7 +428,7 @@ result base_result(const options& o, const std::string& impl_or_cm, std::uint32_
   result r;
   r.str("workload", o.workload);
   r.str(o.workload == "bank" || o.workload == "vacation" || o.workload == "skiplist" || o.workload == "kmeans" ||
-                o.workload == "graph"
+                o.workload == "graph" || o.workload == "array"
             ? "cm"
             : "impl",
         impl_or_cm);
