@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The STM-backed queue (containers/queue/tx.hpp) in the queue suite's two
-# benchmarks, one pair per thread (per consumer in prodcons). Every operation
-# is a transaction on the queue's head or tail word, so they serialize: ~10-20 k
-# pairs/s. Its own suite so that the native queues' figures do not wait on it.
+# benchmarks, one pair per thread (per consumer in prodcons). A warp's one-shot
+# operations are one transaction on the queue's head or tail word, so warps
+# serialize on those words. Its own suite so that the native queues' figures
+# do not wait on it.
 # matched: one warp per SM, 1/16 and full occupancy under prstm, and full
 # occupancy under backoff; prodcons: one warp per SM and 1/16 (its consumers
 # wait for producers, so every thread must be resident: its kernel keeps about a
