@@ -91,6 +91,7 @@ FIGURES = [
     ("native_vs_tx_workloads.svg", "Native against transactional: every workload, full occupancy"),
     ("native_vs_tx_containers.svg", "Native against transactional: every container, full occupancy"),
     ("multi_gpu_cross.svg", "Several GPUs: the partitioned bank against the share of transfers between GPUs"),
+    ("scaling_threads.svg", "Scaling: throughput against threads, every manager and the native baseline"),
 ]
 
 
@@ -289,6 +290,46 @@ def multi_gpu(rows):
     return out
 
 
+def scaling(rows):
+    """The scaling suite (results/scaling.jsonl): per configuration and manager, the best
+    throughput over the thread sweep and full occupancy's share of it (a collapse is below 0.9)."""
+    sc = [r for r in rows if r.get("_suite") == "scaling" and isinstance(r.get("throughput"), (int, float))]
+    if not sc:
+        return []
+    def config(r):
+        w = r["workload"]
+        if w == "array":
+            return f"array R={r.get('reads')} N={r.get('words', 0):,} {r.get('validation') or 'opaque'}"
+        if w == "vacation":
+            return f"vacation {r.get('preset')}"
+        if w == "skiplist":
+            return f"skiplist {r.get('mix')}"
+        if w == "bank":
+            return f"bank {r.get('accounts', 0):,} accounts"
+        return w
+    groups = {}
+    for r in sc:
+        who = "native" if r.get("impl") == "native" else r.get("cm", "?")
+        if r.get("validation") == "none":
+            r = dict(r, validation="opaque")
+        groups.setdefault((config(r), who), {})[r.get("threads")] = r["throughput"]
+    full = max(r.get("threads", 0) for r in sc)
+    devices = sorted({str(r.get("device", "?")) for r in sc})
+    commits = sorted({str(r.get("commit")) for r in sc if r.get("commit")})
+    out = ["### Scaling: full occupancy against the best of the thread sweep", "",
+           f"Device: {', '.join(devices)}. Commit: {', '.join(commits) or 'not recorded'}. "
+           "Rows: `results/scaling.jsonl` (`tools/gpu_suites/scaling/run.sh`, or the configurations of it that "
+           "were run; each row's command is in the file).", "",
+           "| configuration | manager | best (threads) | full occupancy | full / best |", "| --- | --- | --- | --- | --- |"]
+    for (cfg, who), pts in sorted(groups.items()):
+        t_best = max(pts, key=pts.get)
+        f = pts.get(full)
+        share = f"{f / pts[t_best]:.2f}" if f is not None else "not measured"
+        out.append(f"| {cfg} | {who} | {si(pts[t_best])} ({t_best:,}) | {si(f) if f is not None else ''} | {share} |")
+    out.append("")
+    return out
+
+
 def figures(results_dir):
     out = ["## Figures", "",
            "Drawn from `results/*.jsonl` by `tools/plot_results.py results/ results/figures/`.", ""]
@@ -346,6 +387,7 @@ def report(rows, results_dir=None):
            "every row that moved by more than 10%) and regenerates this file and the figures.", ""]
     out += headlines(rows, prov)
     out += multi_gpu(rows)
+    out += scaling(rows)
     out += figures(results_dir)
     out += provenance(rows, prov)
     return "\n".join(out).rstrip("\n") + "\n"

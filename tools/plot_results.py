@@ -17,6 +17,9 @@ results folder (each figure names its source rows in its title):
   native_vs_tx_containers.svg  the same for every container
   multi_gpu_cross.svg          the partitioned bank on 1, 2 and 4 GPUs against the share of
                                transfers between GPUs (multi_gpu.jsonl), beside one GPU's plain bank
+  scaling_threads.svg          throughput against threads, one panel per workload configuration of
+                               the scaling suite and one line per manager and the native baseline
+                               (scaling.jsonl, tools/gpu_suites/scaling/run.sh)
 The last two read results/headline.jsonl where it holds the workload, else the
 workload's own file (the rows BENCHMARKS.md's headline tables show). A figure
 whose rows are missing is skipped with a note; the exit status is 1 only when
@@ -230,6 +233,47 @@ def multi_gpu(rows, out_dir, drawn):
     save(fig, out_dir, "multi_gpu_cross.svg", drawn)
 
 
+def scaling(rows, out_dir, drawn):
+    sc = rows_of(rows, "scaling")
+    if not sc:
+        return "scaling_threads.svg: no rows in scaling.jsonl"
+    def panel(r):
+        w = r["workload"]
+        if w == "array":
+            return f"array R = {r.get('reads')}, {r.get('words', 0) // 1024}k words, {r.get('validation', 'opaque')}" \
+                if r.get("impl") != "native" else f"array R = {r.get('reads')}, {r.get('words', 0) // 1024}k words, opaque"
+        if w == "vacation":
+            return f"vacation {r.get('preset')}"
+        if w == "skiplist":
+            return f"skiplist {r.get('mix')}"
+        if w == "bank":
+            return f"bank {r.get('accounts')} accounts"
+        return w
+    panels = sorted({panel(r) for r in sc})
+    cols = min(4, len(panels))
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.0 * nrows), squeeze=False)
+    flat = [a for row in axes for a in row]
+    for ax, name in zip(flat, panels):
+        rs = [r for r in sc if panel(r) == name]
+        for line in MANAGERS + ["native"]:
+            pick = [r for r in rs if (r.get("impl") == "native") == (line == "native") and
+                    (line == "native" or r.get("cm") == line)]
+            xs, ys = series(pick, "threads")
+            if xs:
+                c, m = STYLE[line]
+                ax.plot(xs, ys, marker=m, color=c, label=line)
+        ax.set_title(name)
+        finish(ax, "threads")
+        ax.legend(fontsize=7)
+    for ax in flat[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle(f"results/scaling.jsonl ({device_of(sc)}; median of 3 after a warm-up; the last point is full occupancy)",
+                 fontsize=8, y=1.01)
+    fig.tight_layout()
+    save(fig, out_dir, "scaling_threads.svg", drawn)
+
+
 def main(argv):
     if len(argv) != 2 or argv[0].startswith("-"):
         print("usage: plot_results.py RESULTS_DIR OUT_DIR", file=sys.stderr)
@@ -258,6 +302,7 @@ def main(argv):
                              {"vacation", "skiplist", "kmeans", "graph"}),
         lambda: native_vs_tx(rows, out_dir, drawn, "native_vs_tx_containers.svg", {"stack", "queue", "list"}),
         lambda: multi_gpu(rows, out_dir, drawn),
+        lambda: scaling(rows, out_dir, drawn),
     ]
     for job in jobs:
         note = job()

@@ -122,6 +122,21 @@ class Report(unittest.TestCase):
             write(os.path.join(d, "multi_gpu.jsonl"), [plain])
             self.assertNotIn("### Several GPUs", run(REPORT, d)[1])
 
+    def test_scaling_table_full_against_best(self):
+        # Per configuration and manager: the best point of the thread sweep and full occupancy's share.
+        row = lambda cm, t, tput, impl="tx": dict(workload="array", impl=impl, cm=cm, reads=64, words=2097152,
+                                                  validation="opaque" if impl == "tx" else "none", threads=t,
+                                                  throughput=tput, device="GPU X", commit="1234abc", verified=True)
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "scaling.jsonl"),
+                  [row("prstm", 1536, 5e6), row("prstm", 6144, 20e6), row("prstm", 270336, 10e6),
+                   row("none", 1536, 1e6, "native"), row("none", 270336, 4e6, "native")])
+            rc, out, err = run(REPORT, d)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("### Scaling", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | prstm | 20 M (6,144) | 10 M | 0.50 |", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | native | 4 M (270,336) | 4 M | 1.00 |", out)
+
     def test_committed_report_fits(self):
         rc, out, err = run(REPORT, os.path.join(ROOT, "results"))
         self.assertEqual(rc, 0, err)
