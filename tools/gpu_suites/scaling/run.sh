@@ -10,9 +10,10 @@
 #           commit-time validation, and --impl native (per-word locks)
 #   bank    4,096 accounts
 #   vacation (paper, high), skiplist (50/50/0, 20/20/60), k-means tx, graph tx
-# Each command is bounded (SCALING_LIMIT seconds, default 120): a collapsed
-# point costs its row, not the run. STM_ADMISSION=1 in the environment runs the
-# transactional points with admission control on. It takes about 40 minutes in
+# Each command (one configuration, every thread count and manager) is bounded
+# (SCALING_LIMIT seconds, default 600): a collapsed configuration costs the
+# points not yet measured, not the run. STM_ADMISSION=1 in the environment runs the
+# transactional points with admission control on. It takes tens of minutes in
 # all: split it with SCALING_ONLY=array|bank|vacation|skiplist|kmeans|graph.
 # --quick: one run per point, no warm-up, the first two thread counts only (a
 # smoke test of the commands; SCALING_BACKEND=cpu runs it without a GPU).
@@ -23,12 +24,16 @@ BENCH="$1"; OUT="$2"; QUICK=0
 [ -x "$BENCH" ] || { echo "scaling/run.sh: '$BENCH' is not an executable (build stm_bench first)" >&2; exit 2; }
 mkdir -p "$OUT" || exit 2
 out="$OUT/scaling.jsonl"
-limit="${SCALING_LIMIT:-120}"
+limit="${SCALING_LIMIT:-600}"
 backend="${SCALING_BACKEND:-gpu}"
 only="${SCALING_ONLY:-}"
 rep=(--repeat 3 --warmup 1); threads=(1536 6144 24576 67584 full)
 if [ "$QUICK" = 1 ]; then rep=(--repeat 1 --warmup 0); threads=(64 128); fi
-cms=(prstm gpustm backoff delay)
+cms=prstm,gpustm,backoff,delay
+# One stm_bench process per configuration: --sweep runs every thread count (and
+# every manager) in it, so the suite pays one start and one data set per
+# configuration, not per point.
+sweep_t="threads=$(IFS=,; echo "${threads[*]}")"
 pt() {  # stm_bench arguments
   timeout "$limit" "$BENCH" --backend "$backend" "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null ||
     echo "FAILED or over $limit s: $*" >&2
@@ -37,49 +42,34 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 if want array; then
   for words in 32768 2097152; do
     for r in 2 16 64 256; do
-      for thr in "${threads[@]}"; do
-        ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
-        for cm in "${cms[@]}"; do
-          pt --workload array --words $words --reads $r --threads $thr --ops $ops --cm $cm --validation all
-        done
-        pt --workload array --words $words --reads $r --threads $thr --ops $ops --impl native
-      done
+      ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
+      pt --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$cms
+      pt --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
     done
   done
 fi
 if want bank; then
-  for thr in "${threads[@]}"; do
-    for cm in "${cms[@]}"; do
-      pt --workload bank --accounts 4096 --threads $thr --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --hash 1 --cm $cm
-    done
-  done
+  pt --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --hash 1 --sweep "$sweep_t" \
+    --sweep cm=$cms
 fi
 if want vacation; then
   for preset in paper high; do
-    for thr in "${threads[@]}"; do
-      for cm in "${cms[@]}"; do pt --workload vacation --preset $preset --threads $thr --cm $cm --impl tx; done
-      pt --workload vacation --preset $preset --threads $thr --impl native
-    done
+    pt --workload vacation --preset $preset --impl tx --sweep "$sweep_t" --sweep cm=$cms
+    pt --workload vacation --preset $preset --impl native --sweep "$sweep_t"
   done
 fi
 if want skiplist; then
   for mix in 50/50/0 20/20/60; do
-    for thr in "${threads[@]}"; do
-      for cm in "${cms[@]}"; do pt --workload skiplist --keys 5000 --levels 5 --mix $mix --threads $thr --cm $cm --impl tx; done
-      pt --workload skiplist --keys 5000 --levels 5 --mix $mix --threads $thr --impl native
-    done
+    pt --workload skiplist --keys 5000 --levels 5 --mix $mix --impl tx --sweep "$sweep_t" --sweep cm=$cms
+    pt --workload skiplist --keys 5000 --levels 5 --mix $mix --impl native --sweep "$sweep_t"
   done
 fi
 if want kmeans; then
-  for thr in "${threads[@]}"; do
-    for cm in "${cms[@]}"; do pt --workload kmeans --threads $thr --cm $cm --impl tx-aggregated; done
-    pt --workload kmeans --threads $thr --impl native
-  done
+  pt --workload kmeans --impl tx-aggregated --sweep "$sweep_t" --sweep cm=$cms
+  pt --workload kmeans --impl native --sweep "$sweep_t"
 fi
 if want graph; then
-  for thr in "${threads[@]}"; do
-    for cm in "${cms[@]}"; do pt --workload graph --threads $thr --cm $cm --impl tx; done
-    pt --workload graph --threads $thr --impl native
-  done
+  pt --workload graph --impl tx --sweep "$sweep_t" --sweep cm=$cms
+  pt --workload graph --impl native --sweep "$sweep_t"
 fi
 echo "scaling: $(wc -l <"$out") rows in $out"
