@@ -290,29 +290,33 @@ def multi_gpu(rows):
     return out
 
 
+def scaling_config(r):
+    """The configuration a scaling row belongs to, managers and thread counts aside (the
+    report's table and tools/plot_results.py's panels). A native array row, which has no
+    validation mode, goes with the opaque transactions of its shape."""
+    w = r["workload"]
+    if w == "array":
+        v = r.get("validation")
+        return f"array R={r.get('reads')} N={r.get('words', 0):,} {v if v not in (None, 'none') else 'opaque'}"
+    if w == "vacation":
+        return f"vacation {r.get('preset')}"
+    if w == "skiplist":
+        return f"skiplist {r.get('mix')}"
+    if w == "bank":
+        return f"bank {r.get('accounts', 0):,} accounts"
+    return w
+
+
 def scaling(rows):
     """The scaling suite (results/scaling.jsonl): per configuration and manager, the best
     throughput over the thread sweep and full occupancy's share of it (a collapse is below 0.9)."""
     sc = [r for r in rows if r.get("_suite") == "scaling" and isinstance(r.get("throughput"), (int, float))]
     if not sc:
         return []
-    def config(r):
-        w = r["workload"]
-        if w == "array":
-            return f"array R={r.get('reads')} N={r.get('words', 0):,} {r.get('validation') or 'opaque'}"
-        if w == "vacation":
-            return f"vacation {r.get('preset')}"
-        if w == "skiplist":
-            return f"skiplist {r.get('mix')}"
-        if w == "bank":
-            return f"bank {r.get('accounts', 0):,} accounts"
-        return w
     groups = {}
     for r in sc:
         who = "native" if r.get("impl") == "native" else r.get("cm", "?")
-        if r.get("validation") == "none":
-            r = dict(r, validation="opaque")
-        groups.setdefault((config(r), who), {})[r.get("threads")] = r["throughput"]
+        groups.setdefault((scaling_config(r), who), {})[r.get("threads")] = r["throughput"]
     full = max(r.get("threads", 0) for r in sc)
     devices = sorted({str(r.get("device", "?")) for r in sc})
     commits = sorted({str(r.get("commit")) for r in sc if r.get("commit")})

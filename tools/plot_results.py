@@ -237,25 +237,13 @@ def scaling(rows, out_dir, drawn):
     sc = rows_of(rows, "scaling")
     if not sc:
         return "scaling_threads.svg: no rows in scaling.jsonl"
-    def panel(r):
-        w = r["workload"]
-        if w == "array":
-            return f"array R = {r.get('reads')}, {r.get('words', 0) // 1024}k words, {r.get('validation', 'opaque')}" \
-                if r.get("impl") != "native" else f"array R = {r.get('reads')}, {r.get('words', 0) // 1024}k words, opaque"
-        if w == "vacation":
-            return f"vacation {r.get('preset')}"
-        if w == "skiplist":
-            return f"skiplist {r.get('mix')}"
-        if w == "bank":
-            return f"bank {r.get('accounts')} accounts"
-        return w
-    panels = sorted({panel(r) for r in sc})
+    panels = sorted({bench_report.scaling_config(r) for r in sc})
     cols = min(4, len(panels))
     nrows = (len(panels) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.0 * nrows), squeeze=False)
     flat = [a for row in axes for a in row]
     for ax, name in zip(flat, panels):
-        rs = [r for r in sc if panel(r) == name]
+        rs = [r for r in sc if bench_report.scaling_config(r) == name]
         for line in MANAGERS + ["native"]:
             pick = [r for r in rs if (r.get("impl") == "native") == (line == "native") and
                     (line == "native" or r.get("cm") == line)]

@@ -355,20 +355,15 @@ class tx_queue_ref {
   /// The leader's transaction for k <= max_lanes enqueueing lanes (or a
   /// one-shot bulk call): places a prefix of items[0..k). Returns the answer
   /// of the lanes beyond it: full (the queue was full at the commit), or
-  /// capacity should the descriptor overflow (placed is then 0).
+  /// capacity should the descriptor overflow (placed is then 0). Nothing
+  /// fits: the transaction ends read-only, its commit validating that the
+  /// queue was full at that instant.
   template <class Item>
   STM_HD op_status enqueue_tx(std::uint32_t tid, const Item* items, std::uint32_t k, std::uint32_t& placed,
                               tx_counters* counters) const {
-    transaction<CM, enqueue_config> tx(locks_, tid, cm_);
-    for (tx.begin();;) {
+    return one_shot<enqueue_config>(tid, counters, placed, op_status::full, [&](auto& tx) {
       enqueue_run(tx, items, k, placed, /*bound_head=*/true);
-      // Nothing fits: the transaction ends read-only, its commit validating
-      // that the queue was full at that instant.
-      if (tx.commit() || !tx.retry()) break;
-    }
-    if (counters) *counters += tx.counters();
-    if (!tx.committed()) placed = 0;
-    return tx.committed() ? op_status::full : op_status::capacity;
+    });
   }
 
   /// The leader's transaction for k <= max_lanes dequeueing lanes (or a
@@ -378,14 +373,26 @@ class tx_queue_ref {
   template <class Item>
   STM_HD op_status dequeue_tx(std::uint32_t tid, Item* items, std::uint32_t k, std::uint32_t& taken,
                               tx_counters* counters) const {
-    transaction<CM, dequeue_config> tx(locks_, tid, cm_);
-    for (tx.begin();;) {
+    return one_shot<dequeue_config>(tid, counters, taken, op_status::empty, [&](auto& tx) {
       dequeue_run(tx, items, k, taken, /*bound_tail=*/true);
+    });
+  }
+
+  /// run(tx) in a transaction of its own under Config, retried until it
+  /// commits or cannot be retried; `moved` (what run placed or took) is 0
+  /// unless it committed. Returns `rest` once committed (the answer of the
+  /// lanes run could not serve), else capacity.
+  template <class Config, class Run>
+  STM_HD op_status one_shot(std::uint32_t tid, tx_counters* counters, std::uint32_t& moved, op_status rest,
+                            Run&& run) const {
+    transaction<CM, Config> tx(locks_, tid, cm_);
+    for (tx.begin();;) {
+      run(tx);
       if (tx.commit() || !tx.retry()) break;
     }
     if (counters) *counters += tx.counters();
-    if (!tx.committed()) taken = 0;
-    return tx.committed() ? op_status::empty : op_status::capacity;
+    if (!tx.committed()) moved = 0;
+    return tx.committed() ? rest : op_status::capacity;
   }
 
   std::uint64_t* storage_ = nullptr;

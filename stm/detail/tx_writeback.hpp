@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // stm/detail/tx_writeback.hpp - the descriptor's commit mechanics that every
 // contention manager's commit protocol calls (stm/manager.hpp): marking the
-// reads its write set covers, the commit clock's increment (K), the write-back
-// under final locks with fences (A) and (B), and giving locks back unpublished.
+// reads its write set covers, the commit clock's increment (K) and the lock
+// stamps, the write-back under final locks with fences (A) and (B), and giving
+// locks back unpublished.
 // A base of tx_core (CRTP: the functions work on the derived descriptor);
 // the fences are those of docs/stm-core.md#synchronization-table.
 #pragma once

@@ -253,26 +253,28 @@ class node_pool {
       return "the free ring differs from what the host wrote (a stray write into it)";
     }
     const auto free = free_nodes_in(ring);
+    const auto retired_ids = retired_nodes();
+    const auto fault = [&](const std::string& what) { return what + misplaced(reach, free, retired_ids); };
     for (std::uint32_t f : free) {
       if (f < ref_.first || f >= total) return "free ring holds invalid index " + std::to_string(f);
-      if (reach[f] == 1) return "free ring holds reachable node " + std::to_string(f) + misplaced(reach, free);
-      if (reach[f] == 2) return "free ring holds node " + std::to_string(f) + " twice" + misplaced(reach, free);
+      if (reach[f] == 1) return fault("free ring holds reachable node " + std::to_string(f));
+      if (reach[f] == 2) return fault("free ring holds node " + std::to_string(f) + " twice");
       reach[f] = 2;
     }
     const std::uint64_t retired = retired_count();
     if (retired > ref_.ring_size)
       return "retired list overflow: " + std::to_string(retired) + " retirements for a pool of " +
              std::to_string(ref_.ring_size) + " (a node was retired more than once)";
-    for (std::uint32_t r : retired_nodes()) {
-      if (r < ref_.first || r >= total) return "retired list holds invalid index " + std::to_string(r) + misplaced(reach, free);
-      if (reach[r] == 1) return "retired node " + std::to_string(r) + " is still reachable" + misplaced(reach, free);
-      if (reach[r] == 2) return "retired node " + std::to_string(r) + " is also free" + misplaced(reach, free);
-      if (reach[r] == 3) return "node " + std::to_string(r) + " was retired twice" + misplaced(reach, free);
+    for (std::uint32_t r : retired_ids) {
+      if (r < ref_.first || r >= total) return fault("retired list holds invalid index " + std::to_string(r));
+      if (reach[r] == 1) return fault("retired node " + std::to_string(r) + " is still reachable");
+      if (reach[r] == 2) return fault("retired node " + std::to_string(r) + " is also free");
+      if (reach[r] == 3) return fault("node " + std::to_string(r) + " was retired twice");
       reach[r] = 3;
     }
     if (users + free.size() + retired != ref_.ring_size)
-      return "node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) + " free + " +
-             std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size) + misplaced(reach, free);
+      return fault("node accounting: " + std::to_string(users) + " in the list + " + std::to_string(free.size()) +
+                   " free + " + std::to_string(retired) + " retired != capacity " + std::to_string(ref_.ring_size));
     return "";
   }
   /// Quiescent point, a one-level list of two sentinels (head, tail): its
@@ -307,13 +309,14 @@ class node_pool {
   /// so its position was claimed but the node never used). Shows whether the
   /// positions of the lost nodes and the indices of the reused ones line up
   /// (one claim handed out positions other than the ones it took) or not.
-  std::string misplaced(const std::vector<char>& reach_in, const std::vector<std::uint32_t>& free) const {
+  std::string misplaced(const std::vector<char>& reach_in, const std::vector<std::uint32_t>& free,
+                        const std::vector<std::uint32_t>& retired) const {
     const std::size_t total = std::size_t(ref_.first) + ref_.ring_size;
     std::vector<std::uint32_t> places(total, 0);
     for (std::size_t i = 0; i < total && i < reach_in.size(); ++i) places[i] = reach_in[i] == 1 ? 1 : 0;
     for (std::uint32_t f : free)
       if (f < total) ++places[f];
-    for (std::uint32_t r : retired_nodes())
+    for (std::uint32_t r : retired)
       if (r < total) ++places[r];
     const auto w = words_.to_vector();
     const std::size_t stride = ref_.stride;
