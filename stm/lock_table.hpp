@@ -191,6 +191,14 @@ class lock_table {
   /// large one is cold, and packing keeps it in L2
   /// (docs/design-decisions.md#lock-spread).
   static std::uint32_t auto_spread(std::uint64_t n) { return n <= 16384 ? 32u : 1u; }
+  /// Bytes a table of n locks holds (its lock words, the stamps when it keeps
+  /// the clock, the clock and token lines and the admission gates, counted
+  /// for the largest GPU): what a memory estimate counts for it. Spread 0
+  /// means auto_spread(n).
+  static std::uint64_t footprint(std::uint64_t n, std::uint32_t words_per_lock = 0, bool clock = true) {
+    const std::uint64_t spread = words_per_lock ? words_per_lock : auto_spread(n);
+    return n * spread * 4 + (clock ? n * 8 : 0) + 2 * sync_stride * 8 + 256 * lock_table_ref::admission_stride * 4;
+  }
   /// Copy of the lock words, lock i at [i] (tests: after a run every word must be free).
   std::vector<std::uint32_t> snapshot() const {
     std::vector<std::uint32_t> all = words_.to_vector();

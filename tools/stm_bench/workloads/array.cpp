@@ -67,7 +67,8 @@ void validate(const bench::options& o) {
 bench::resources estimate(const bench::options& o) {
   const plan p = make_plan(o);
   bench::resources r;
-  r.device_bytes = bench::bytes({{p.base.words, 8}, {1 << 20}});
+  const std::uint64_t num_locks = (p.base.words + p.base.hash - 1) / p.base.hash;
+  r.device_bytes = bench::bytes({{p.base.words, 4}, {stm::lock_table::footprint(num_locks)}, {1 << 20}});
   r.host_bytes = bench::bytes({{p.base.words, 4}, {1 << 20}});  // the lock table's or word locks' snapshot
   r.lower = "--words";
   return r;

@@ -115,7 +115,7 @@ bench::resources estimate(const bench::options& o) {
   const std::uint64_t spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(locks);
   bench::resources r;
   r.device_bytes = bench::bytes({{c.accounts, sizeof(int)},
-                                 {locks, spread, 4},
+                                 {stm::lock_table::footprint(locks, static_cast<std::uint32_t>(spread), c.table_clock())},
                                  {c.threads, c.tpt, sizeof(stm::workloads::bank::bank_tx) + 4},
                                  {c.threads, 2 * 8 + 3 * 8 + sizeof(stm::workloads::bank::thread_times) + 3 * 8 + 5 * 8},
                                  {1 << 20}});

@@ -139,9 +139,9 @@ bench::resources estimate(const bench::options& o) {
   const std::uint64_t num_locks = (vertices + p.base.hash - 1) / p.base.hash;
   const std::uint64_t spread = stm::lock_table::auto_spread(num_locks);
   bench::resources r;
-  r.device_bytes = bench::bytes({{edges, 4}, {vertices, 16}, {num_locks, spread, 4}, {1 << 20}});
-  r.host_bytes = bench::bytes(
-      {{edges, 12}, {vertices, 32}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u}, {1 << 20}});
+  const std::uint64_t table = stm::lock_table::footprint(num_locks);
+  r.device_bytes = bench::bytes({{edges, 4}, {vertices, 16}, {table}, {1 << 20}});
+  r.host_bytes = bench::bytes({{edges, 12}, {vertices, 32}, {table}, {num_locks, spread > 1 ? 4u : 0u}, {1 << 20}});
   r.lower = generated(p.graph) ? "--vertices or --edges" : "the graph file's size";
   return r;
 }
