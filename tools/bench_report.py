@@ -55,7 +55,7 @@ FULL = 270336
 # fields (columns), point fields (rows), the per-suite files that stand in
 # when headline.jsonl has no row of it, and which of their rows).
 HEADLINES = [
-    ("Bank: the anchor configurations", "bank", ("cm",), ("accounts", "threads"),
+    ("Bank: the anchor configurations", "bank", ("impl", "cm"), ("accounts", "threads"),
      ["bank"], lambda r: r.get("mode") == "timed" and r.get("semantic", 0) == 0),
     ("Vacation: presets paper (sold-out pairs) and high, full occupancy", "vacation",
      ("impl", "cm", "priority"), ("preset", "threads"),

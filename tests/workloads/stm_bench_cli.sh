@@ -25,6 +25,11 @@ bad --workload bank --read-all 1 --audit-size 1024 --cm gpustm       # beyond gp
 bad --workload bank --read-all 1 --semantic 10
 bad --workload bank --read-all 120
 bad --workload bank --read-all 1 --driver loop                       # audits: the table driver only
+bad --workload bank --impl native --cm backoff                       # the baseline has no manager
+bad --workload bank --impl native --driver loop
+bad --workload bank --impl all --read-all 1                          # audits are not run natively
+bad --workload bank --impl locks
+bad --workload bank --pes 2 --impl native
 
 # The headline command (CPU backend, a small bank): verified, postponements reported.
 if ! "$bench" --workload bank --semantic 100 --backend cpu --accounts 4096 --threads 16 --tpt 32 --warmup 0 \
@@ -54,6 +59,15 @@ elif [ "$(grep -c '"driver": "table"' "$tmp/out")" != 1 ] || [ "$(grep -c '"driv
   echo "FAIL: driver sweep did not report three verified drivers"; cat "$tmp/out"; fail=1
 else
   echo "ok: drivers table, loop and for verified"
+fi
+# The native baseline beside the STM: two verified rows, the second impl native.
+if ! "$bench" --workload bank --backend cpu --accounts 256 --threads 8 --tpt 32 --warmup 0 -q --format json \
+    --impl all --semantic 20 >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: --impl all failed"; cat "$tmp/out" "$tmp/err"; fail=1
+elif [ "$(grep -c '"verified": true' "$tmp/out")" != 2 ] || [ "$(grep -c '"impl": "native"' "$tmp/out")" != 1 ]; then
+  echo "FAIL: --impl all did not report a verified STM row and a verified native row"; cat "$tmp/out"; fail=1
+else
+  echo "ok: bank tx and native verified side by side"
 fi
 # Audits beside transfers (CPU backend): verified, audits counted.
 if ! "$bench" --workload bank --backend cpu --accounts 4096 --threads 8 --tpt 64 --warmup 0 -q --format json \

@@ -70,6 +70,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "stm/backoff.hpp"
 #include "stm/buffer.hpp"
 #include "stm/lock_table.hpp"
 #include "stm/stats.hpp"
@@ -117,6 +118,7 @@ struct config {
                                      // audits the lock table then keeps its commit clock
   bool clock = false;                // the lock table keeps its commit clock (lock_table's default, so
                                      // the configuration of a user's table); else only with audits
+  bool native = false;               // the native baseline (native_kernel) instead of the STM
 
   /// Whether the run's lock table keeps the commit clock: asked for, or opaque audits.
   bool table_clock() const { return clock || (read_all > 0 && opaque); }
@@ -467,6 +469,109 @@ struct thread_kernel {
   }
 };
 
+// The native baseline (stm_bench --workload bank --impl native): the entries
+// of the same table, each logical thread running its block in order as the
+// kernel forms do, every entry under per-account try-locks taken in address
+// order, the fine-grained locking a CUDA programmer writes without an STM.
+//
+// Locks: one 32-bit word per account (0 free, 1 held), `spread` words apart
+// (lock_table::auto_spread of the account count, as the STM's table: a small
+// bank's locks do not share 128-byte lines either, so the two compare the
+// synchronization alone). A transfer or a query takes its two accounts' locks
+// lowest first; when the second is taken it gives the first back and tries
+// again after a jittered back-off (doubling from 32 ns up to 64 us), so no
+// lane ever waits while holding a lock: no deadlock between accounts, and
+// none between the lanes of a warp on any GPU. A withdrawal or a transfer
+// that finds too little money gives up (unresolved, a semantic conflict), as
+// the kernel forms of the STM do (`--driver loop|for`); audits are refused
+// (an audit would lock a thousand accounts).
+//
+// Synchronization: a lock's CAS acquires and its unlock releases (the
+// pairing of every mutex), so the balance words accessed between are the
+// latest; they are accessed through relaxed atomic_refs, never plain loads.
+// Counts: a commit per entry done; a lock abort per failed try (the native
+// version of a retry); a semantic abort per entry given up.
+
+/// Per-account try-locks (above).
+struct account_locks_ref {
+  std::uint32_t* words = nullptr;
+  std::uint32_t spread_log2 = 0;
+
+  STM_HD atomic_ref<std::uint32_t> at(std::uint32_t a) const {
+    return atomic_ref<std::uint32_t>(words[std::size_t(a) << spread_log2]);
+  }
+  STM_HD bool try_lock(std::uint32_t a) const {
+    std::uint32_t expect = 0;
+    // acquire: pairs with the release store of the last holder's unlock.
+    return at(a).compare_exchange_strong(expect, 1u, memory_order_acquire, memory_order_relaxed);
+  }
+  STM_HD void unlock(std::uint32_t a) const { at(a).store(0u, memory_order_release); }
+  /// Both accounts' locks, lowest first (a == b: one lock), or neither.
+  STM_HD bool try_lock_pair(std::uint32_t a, std::uint32_t b) const {
+    const std::uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    if (!try_lock(lo)) return false;
+    if (lo == hi || try_lock(hi)) return true;
+    unlock(lo);
+    return false;
+  }
+  STM_HD void unlock_pair(std::uint32_t a, std::uint32_t b) const {
+    if (a != b) unlock(a < b ? b : a);
+    unlock(a < b ? a : b);
+  }
+};
+
+/// Logical thread tid runs its block of the table under the account locks;
+/// each entry's state word then says how it ended (committed, or unresolved
+/// with a semantic conflict), as the kernel forms write it.
+struct native_kernel {
+  account_locks_ref locks;
+  stm::stats_ref stats;
+  stm::txtable_ref<bank_tx> table;
+  int* balance;
+  thread_times* times;
+
+  STM_HD void operator()(std::uint32_t tid) const {
+    const std::uint64_t ns0 = stm::platform::global_ns(), ticks0 = stm::platform::ticks();
+    tx_counters n;
+    for (std::uint32_t j = 0; j < table.per_thread; ++j) {
+      const std::uint64_t i = table.index(tid, j);
+      const bank_tx e = table.entries[i];
+      // The accounts it touches: deposit the target; withdrawal the source;
+      // transfer and query both.
+      const bool two = e.kind == transfer || e.kind == query;
+      const std::uint32_t a = e.kind == deposit ? e.to : e.from;
+      const std::uint32_t b = two ? e.to : a;
+      for (std::uint32_t attempt = 0; !locks.try_lock_pair(a, b); ++attempt) {
+        ++n.aborts[static_cast<std::uint32_t>(abort_cause::lock)];
+        platform::backoff_ns(backoff_span_ns(tid, attempt, 1u << 16));
+      }
+      atomic_ref<int> from(balance[e.from]), to(balance[e.to]);
+      bool done = true;
+      if (e.kind == deposit) {
+        to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
+      } else if (e.kind == withdraw || e.kind == transfer) {
+        const int have = from.load(memory_order_relaxed);
+        done = have >= e.amount;
+        if (done) {
+          from.store(have - e.amount, memory_order_relaxed);
+          if (e.kind == transfer) to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
+        }
+      } else {  // query: a consistent look at two balances
+        (void)from.load(memory_order_relaxed);
+        (void)to.load(memory_order_relaxed);
+      }
+      locks.unlock_pair(a, b);
+      if (done) ++n.commits;
+      else ++n.aborts[static_cast<std::uint32_t>(abort_cause::semantic)];
+      const std::uint32_t w =
+          done ? stm::txstate::make(stm::txstate::committed, 0) : stm::txstate::make(stm::txstate::unresolved, 1);
+      atomic_ref<std::uint32_t>(table.state[i]).store(w, memory_order_relaxed);
+    }
+    times[tid] = thread_times{stm::platform::global_ns() - ns0, stm::platform::ticks() - ticks0, 0, 0};
+    stats.add(n);
+  }
+};
+
 /// Counts the negative balances of [i*stride...] per worker (then summed).
 struct negative_kernel {
   const int* balance;
@@ -540,6 +645,7 @@ inline void check(const config& c) {
     if (c.semantic > 0) throw stm::usage_error("--read-all needs --semantic 0 (audits check constant group totals)");
     if (c.drive != driver::table)
       throw stm::usage_error(std::string("--read-all needs --driver table, got ") + driver_name(c.drive));
+    if (c.native) throw stm::usage_error("--read-all is not run by the native baseline (an audit would lock its group)");
   }
   if (std::uint64_t(c.threads) * c.tpt > (std::uint64_t(1) << 32))
     throw stm::usage_error("--threads x --tpt must stay below 2^32 transactions per table, got " +
@@ -717,7 +823,15 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
     k.audit_total = static_cast<long long>(c.initial) * c.audit_size;
     k.audit_out = audit_out.data();
   }
+  // The native baseline's account locks (native_kernel): only when it runs.
+  std::uint32_t native_spread_log2 = 0;
+  while ((1u << native_spread_log2) < stm::lock_table::auto_spread(c.accounts)) ++native_spread_log2;
+  stm::buffer<std::uint32_t> account_locks(where, c.native ? std::size_t(c.accounts) << native_spread_log2 : 0);
+  if (c.native) account_locks.fill(0);
   auto launch = [&]() -> double {
+    if (c.native)
+      return Exec::run(c.threads, native_kernel{account_locks_ref{account_locks.data(), native_spread_log2},
+                                                stats.ref(), table.ref(), balance.data(), times.data()});
     if constexpr (!with_audits) {  // the kernel forms: one thread per logical thread, as a user's kernel
       const auto locks_ref = locks.ref();
       const auto stats_ref = stats.ref();
@@ -758,6 +872,9 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
     out.wrong_totals = a[2];
   }
   read_balances<Exec>(out, balance, locks, workers);
+  if (c.native)
+    out.locks_free = out.locks_free && Exec::template sum<std::uint32_t, long long>(account_locks.data(),
+                                                                                   account_locks.size()) == 0;
   out.expected = initial_total + out.table.value;
 
   judge(out, c);

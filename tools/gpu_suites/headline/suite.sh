@@ -35,7 +35,8 @@ cms=prstm,gpustm,backoff,delay
 # Bank: the anchors of the shared PR-STM figures (10_bank.sh's configurations:
 # transfers only, lock coverage 1; 1,000 transactions per thread per launch at
 # 6,720 threads, 64 at full occupancy), every manager, timed runs; one command
-# per manager, so that a slow one (or one cut by the limit) costs only its row.
+# per manager, so that a slow one (or one cut by the limit) costs only its row;
+# and the native baseline (per-account try-locks) on the same tables.
 for acc in 2621440 4096; do
   for thr in 6720 full; do
     tpt=64; [ "$thr" = 6720 ] && tpt=1000
@@ -43,6 +44,8 @@ for acc in 2621440 4096; do
       hl "bank accounts=$acc threads=$thr cm=$cm" --workload bank --accounts $acc --threads $thr --tpt $tpt \
         --seconds $secs --semantic 0 --read-only 0 --hash 1 --cm $cm
     done
+    hl "bank accounts=$acc threads=$thr native" --workload bank --accounts $acc --threads $thr --tpt $tpt \
+      --seconds $secs --semantic 0 --read-only 0 --impl native
   done
 done
 

@@ -51,6 +51,7 @@ fi
 if want bank; then
   pt --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --hash 1 --sweep "$sweep_t" \
     --sweep cm=$cms
+  pt --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --impl native --sweep "$sweep_t"
 fi
 if want vacation; then
   for preset in paper high; do

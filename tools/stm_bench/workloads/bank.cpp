@@ -7,7 +7,13 @@
 // --pes N [--cross P]: the bank over N PEs (stm::dist, workloads/bank/dist_bank.hpp):
 // N simulated PEs in this process (CPU backend, or one GPU), or one process per
 // GPU when this build has NVSHMEM and tools/multi_gpu.sh started it.
+// --impl native: the same table under per-account try-locks (the native
+// baseline, workloads/bank/bank.hpp native_kernel); --impl all: both.
 #include "bank.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "bench.hpp"
 #include "cmp/registry.hpp"
@@ -78,10 +84,27 @@ void validate_dist(const bench::options& o) {
   stm::workloads::dist_bank::check(make_dist_config(o));
 }
 
+/// The implementations a run measures, in order: tx (the STM under --cm),
+/// native (the baseline), or both.
+std::vector<std::string> impls_of(const bench::options& o) {
+  const std::string i = o.impl.empty() ? "tx" : o.impl;  // the values: the declaration of --impl below
+  if (i == "all") return {"tx", "native"};
+  return {i};
+}
+
 void validate(const bench::options& o) {
-  if (o.has("pes")) return validate_dist(o);
+  if (o.has("pes")) {
+    o.refuse("impl", "is not an option of the partitioned bank (--pes)");
+    return validate_dist(o);
+  }
   if (o.has("cross")) throw stm::usage_error("--cross needs --pes (the share of transfers between PEs)");
-  const auto c = make_config(o);
+  const auto impls = impls_of(o);
+  if (impls.size() == 1 && impls[0] == "native")  // per-account locks: no STM, no table driver
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "lock-spread", "driver", "opaque", "clock",
+                             "max-postpones", "read-all", "audit-size"})
+      o.refuse(name, "applies to the STM only (--impl tx or all)");
+  auto c = make_config(o);
+  c.native = std::find(impls.begin(), impls.end(), "native") != impls.end();
   stm::workloads::bank::check_on(c, o.backend);
   if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
     stm::cm::dispatch(o.cm, [&](auto m) {
@@ -113,9 +136,12 @@ bench::resources estimate(const bench::options& o) {
   const auto c = make_config(o);
   const std::uint64_t locks = (std::uint64_t(c.accounts) + c.hash - 1) / c.hash;
   const std::uint64_t spread = c.lock_spread ? c.lock_spread : stm::lock_table::auto_spread(locks);
+  const auto impls = impls_of(o);
+  const bool native = std::find(impls.begin(), impls.end(), "native") != impls.end();
   bench::resources r;
   r.device_bytes = bench::bytes({{c.accounts, sizeof(int)},
                                  {stm::lock_table::footprint(locks, static_cast<std::uint32_t>(spread), c.table_clock())},
+                                 {native ? c.accounts : 0u, stm::lock_table::auto_spread(c.accounts), 4},
                                  {c.threads, c.tpt, sizeof(stm::workloads::bank::bank_tx) + 4},
                                  {c.threads, 2 * 8 + 3 * 8 + sizeof(stm::workloads::bank::thread_times) + 3 * 8 + 5 * 8},
                                  {1 << 20}});
@@ -146,16 +172,20 @@ std::vector<bench::result> run_dist(const bench::options& o) {
   return {r};
 }
 
-std::vector<bench::result> run(const bench::options& o) {
-  if (o.has("pes")) return run_dist(o);
-  const auto c = make_config(o);
+bench::result run_one(const bench::options& o, const std::string& impl) {
+  auto c = make_config(o);
+  c.native = impl == "native";
+  // The native baseline runs in the bank's own launch loop, which is
+  // instantiated per manager: any one will do (prstm), it takes no part.
+  const std::string cm = c.native ? "prstm" : o.cm;
   stm::workloads::bank::outcome out;
 #if STM_WITH_CUDA
-  if (o.backend == stm::backend::gpu) out = run_gpu(c, o.cm, o.tune);
+  if (o.backend == stm::backend::gpu) out = run_gpu(c, cm, o.tune);
   else
 #endif
-    out = run_cpu(c, o.cm, o.tune);
-  bench::result r = bench::base_result(o, o.cm, c.threads);
+    out = run_cpu(c, cm, o.tune);
+  bench::result r = bench::base_result(o, c.native ? "native" : o.cm, c.threads);
+  if (c.native) r.str("impl", "native");  // a row without impl is the STM's (as before the baseline)
   r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
   r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque)
@@ -165,7 +195,7 @@ std::vector<bench::result> run(const bench::options& o) {
   r.integer("wrong_totals", static_cast<std::int64_t>(out.wrong_totals));
   r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
-  r.str("driver", stm::workloads::bank::driver_name(c.drive));
+  r.str("driver", c.native ? "none" : stm::workloads::bank::driver_name(c.drive));
   r.tuning(o.tune).counters(out.stats);
   r.table(out.table, out.stats, out.transactions, out.semantic_capable, out.semantic_retries, c.policy.max_postpones);
   r.integer("queries", static_cast<std::int64_t>(out.queries));
@@ -181,7 +211,7 @@ std::vector<bench::result> run(const bench::options& o) {
   // Where the drain time went: the share in attempts, the share in pauses the
   // manager (or an idle pass) asked for, and the mean length of one attempt
   // (the table's drain measures them; the kernel forms do not).
-  if (c.drive == stm::workloads::bank::driver::table) {
+  if (c.drive == stm::workloads::bank::driver::table && !c.native) {
     const double all = out.thread_seconds_total, attempts = double(out.stats.commits + out.stats.total_aborts());
     r.num("time_in_attempts", all > 0 ? out.attempt_seconds / all : 0.0);
     r.num("time_paused", all > 0 ? out.pause_seconds / all : 0.0);
@@ -190,7 +220,14 @@ std::vector<bench::result> run(const bench::options& o) {
   r.measured(double(out.stats.commits), out.seconds, out.verified,
              std::to_string(out.table.committed_after_conflict) + " transactions postponed then committed, " +
                  std::to_string(out.table.unresolved) + " unresolved; " + out.message);
-  return {r};
+  return r;
+}
+
+std::vector<bench::result> run(const bench::options& o) {
+  if (o.has("pes")) return run_dist(o);
+  std::vector<bench::result> rows;
+  for (const auto& impl : impls_of(o)) rows.push_back(run_one(o, impl));
+  return rows;
 }
 
 bench::registrar reg({"bank",
@@ -231,6 +268,9 @@ bench::registrar reg({"bank",
                                       "under tools/multi_gpu.sh with NVSHMEM); takes --accounts, --tpt, --threads (per "
                                       "PE), --seed, --hash, --lock-spread, --cross"),
                        bench::number("cross", "0", 0, 100, "with --pes: % of transfers to an account of another PE"),
+                       bench::choice("impl", "tx", {"tx", "native", "all"},
+                                     "tx: the STM under --cm; native: the same table under per-account try-locks taken "
+                                     "in address order (no STM; a withdrawal short of money gives up); all: both"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seconds"),
                        bench::common("seed"), bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
                        bench::common("cm-backoff")},
