@@ -202,7 +202,7 @@ class transaction {
   /// driver pauses the lane pause_ns and asks again.
   STM_HD bool admit(std::uint32_t& pause_ns) {
     if (core_.admission.try_enter(core_.table, retryable())) return true;
-    pause_ns = core_.admission.refusal_pause_ns();
+    pause_ns = core_.admission.refusal_pause_ns(core_.table);
     return false;
   }
 

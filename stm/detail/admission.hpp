@@ -19,8 +19,9 @@
 //    of 1/1024. A commit, a semantic conflict or a set overflow counts as
 //    not aborted.
 //  - A retry (an attempt after a conflict of the same transaction), and any
-//    attempt of a descriptor whose heat is at least half (more than about
-//    half of its recent attempts aborted), enters its SM's gate first: a
+//    attempt of a descriptor whose heat is at least the table's
+//    admission_heat (by default half: more than about half of its recent
+//    attempts aborted), enters its SM's gate first: a
 //    counting semaphore of `limit` slots per SM (per table), taken by
 //    fetch_add and given back at the attempt's end (commit or abort); a full
 //    gate is retried after a jittered back-off of 128 ns doubling to 16 us.
@@ -39,7 +40,13 @@
 // All of it is relaxed: the gate orders no data, it only spaces attempts.
 // Under the drivers (TX_FOR, TX_BEGIN/TX_END's loop, the transaction table)
 // the decision is taken at the lane's turn instead (try_enter): a refused
-// lane pauses like a retry while the other lanes of its warp go on.
+// lane pauses like a retry while the other lanes of its warp go on, at most
+// the table's admission_patience turns in a row (by default 8, as the wait
+// above; 0: as long as the gate is full, which no lane's wait can block
+// there, since a lane that holds a slot never waits for a refused one).
+// The three numbers (patience, heat, the longest pause) are the table's
+// tuning, read from the environment when it is built
+// (lock_table::admission_tuning) so that an A/B needs no rebuild.
 // On by default; off for a lock table built with admission = false, or with
 // the default and the environment variable STM_ADMISSION=0. What it buys and
 // costs: docs/design-decisions.md#admission-control.
@@ -61,7 +68,6 @@ namespace stm::detail {
 /// A descriptor's admission state (a few registers).
 struct admission_state {
   static constexpr std::uint32_t one = 1024;      // heat of an attempt that aborted
-  static constexpr std::uint32_t gated = one / 2; // heat from which attempts enter the gate
   static constexpr std::uint32_t min_limit = 16, max_limit = 2048;
   /// Looks at a full gate before the attempt runs anyway, about 30 us of
   /// back-off in all. The wait must be bounded: a descriptor may open an
@@ -75,7 +81,7 @@ struct admission_state {
   std::uint8_t held = 0;       // this attempt holds a slot of gate `group`
   std::uint8_t reserved = 0;   // by_driver: a slot taken at the lane's turn for the attempt about to open
   std::uint8_t by_driver = 0;  // a driver (tx_loop, the table) decides admission at its lanes' turns
-  std::uint8_t refused = 0;    // by_driver: turns refused in a row (at most max_tries)
+  std::uint32_t refused = 0;   // by_driver: turns refused in a row (at most the table's patience)
   std::uint32_t group = 0;
 
   /// Before an attempt (before the escalation token). Under a driver the
@@ -88,7 +94,7 @@ struct admission_state {
       reserved = 0;
       return;
     }
-    if (t.admission == nullptr || (attempt == 0 && heat < gated)) return;
+    if (t.admission == nullptr || (attempt == 0 && heat < t.admission_heat)) return;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
@@ -120,7 +126,7 @@ struct admission_state {
   /// is one of the driver's deadlines (stm/detail/lane_pause.hpp).
   STM_HD bool try_enter(const lock_table_ref& t, bool retry) {
 #if STM_ADMISSION
-    if (reserved || t.admission == nullptr || (!retry && heat < gated)) return true;
+    if (reserved || t.admission == nullptr || (!retry && heat < t.admission_heat)) return true;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
@@ -132,7 +138,8 @@ struct admission_state {
       }
       active.fetch_sub(1, memory_order_relaxed);
     }
-    if (++refused < max_tries) return false;
+    ++refused;
+    if (t.admission_patience == 0 || refused < t.admission_patience) return false;
     refused = 0;  // the bound: this attempt runs without a slot
     return true;
 #else
@@ -144,8 +151,9 @@ struct admission_state {
   /// The pause after a refused turn: 128 ns doubling per refusal in a row,
   /// up to 16 us, jittered by the clock's low bits so that lanes refused
   /// together spread.
-  STM_HD std::uint32_t refusal_pause_ns() const {
-    const std::uint32_t base = 128u << (refused < 7 ? refused : 7);
+  STM_HD std::uint32_t refusal_pause_ns(const lock_table_ref& t) const {
+    const std::uint32_t cap = t.admission_pause_log2;
+    const std::uint32_t base = 128u << (refused < cap ? refused : cap);
     return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
   }
 
