@@ -309,7 +309,8 @@ def scaling_config(r):
 
 def scaling(rows):
     """The scaling suite (results/scaling.jsonl): per configuration and manager, the best
-    throughput over the thread sweep and full occupancy's share of it (a collapse is below 0.9)."""
+    throughput over the thread sweep and full occupancy's share of it (a collapse is below 0.9), and
+    full occupancy's fraction of the native baseline (fine-grained locks) of the same configuration."""
     sc = [r for r in rows if r.get("_suite") == "scaling" and isinstance(r.get("throughput"), (int, float))]
     if not sc:
         return []
@@ -324,12 +325,16 @@ def scaling(rows):
            f"Device: {', '.join(devices)}. Commit: {', '.join(commits) or 'not recorded'}. "
            "Rows: `results/scaling.jsonl` (`tools/gpu_suites/scaling/run.sh`, or the configurations of it that "
            "were run; each row's command is in the file).", "",
-           "| configuration | manager | best (threads) | full occupancy | full / best |", "| --- | --- | --- | --- | --- |"]
+           "| configuration | manager | best (threads) | full occupancy | full / best | full / native |",
+           "| --- | --- | --- | --- | --- | --- |"]
     for (cfg, who), pts in sorted(groups.items()):
         t_best = max(pts, key=pts.get)
         f = pts.get(full)
         share = f"{f / pts[t_best]:.2f}" if f is not None else "not measured"
-        out.append(f"| {cfg} | {who} | {si(pts[t_best])} ({t_best:,}) | {si(f) if f is not None else ''} | {share} |")
+        native = groups.get((cfg, "native"), {}).get(full)
+        of_native = f"{f / native:.2f}" if f is not None and native and who != "native" else ""
+        out.append(f"| {cfg} | {who} | {si(pts[t_best])} ({t_best:,}) | {si(f) if f is not None else ''} | {share} "
+                   f"| {of_native} |")
     out.append("")
     return out
 

@@ -134,8 +134,8 @@ class Report(unittest.TestCase):
             rc, out, err = run(REPORT, d)
             self.assertEqual(rc, 0, err)
             self.assertIn("### Scaling", out)
-            self.assertIn("| array R=64 N=2,097,152 opaque | prstm | 20 M (6,144) | 10 M | 0.50 |", out)
-            self.assertIn("| array R=64 N=2,097,152 opaque | native | 4 M (270,336) | 4 M | 1.00 |", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | prstm | 20 M (6,144) | 10 M | 0.50 | 2.50 |", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | native | 4 M (270,336) | 4 M | 1.00 |  |", out)
 
     def test_committed_report_fits(self):
         rc, out, err = run(REPORT, os.path.join(ROOT, "results"))
