@@ -159,11 +159,23 @@ def point_value(k, v):
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
 
 
+def transactional(r):
+    """Whether a row measured a transactional form (impl tx, tx-..., or a manager without an impl,
+    as the bank's rows) rather than a native one (impl native or a named native structure)."""
+    impl = r.get("impl")
+    if impl is None:
+        return manager_of(r) not in (None, "none", "native")
+    return str(impl).startswith("tx")
+
+
 def pivot(rows, who_fields, key_fields):
     """Contenders side by side: one row per point, one column per contender,
-    each cell the median throughput per second (abort rate where there is one)."""
+    each cell the median throughput per second (abort rate where there is one);
+    where a point has verified native and transactional rows, a last column
+    gives the best native throughput over the best transactional one."""
     keys = [k for k in key_fields if any(k in r for r in rows)]
     cols, points, cell = [], [], {}
+    best = {}  # (point, transactional) -> best verified throughput
     seen = {f: [] for f in who_fields}
     rank = {}
     for r in rows:
@@ -179,12 +191,21 @@ def pivot(rows, who_fields, key_fields):
             points.append(p)
         ab = f" ({100 * r['abort_rate']:.0f}% ab.)" if "abort_rate" in r else ""
         cell[(p, c)] = si(r.get("throughput", 0)) + ab + ("" if r.get("verified") else " **NOT VERIFIED**")
+        if r.get("verified") and isinstance(r.get("throughput"), (int, float)):
+            k = (p, transactional(r))
+            best[k] = max(best.get(k, 0), r["throughput"])
     # native first, then in order of appearance grouped by the first field
     cols.sort(key=lambda c: (c != "native", rank[c]))
-    out = ["| " + " | ".join(keys + cols) + " |", "|" + " --- |" * (len(keys) + len(cols))]
+    ratio = any((p, True) in best and (p, False) in best for p in points)
+    extra = ["native / tx"] if ratio else []
+    out = ["| " + " | ".join(keys + cols + extra) + " |", "|" + " --- |" * (len(keys) + len(cols) + len(extra))]
     for p in points:
+        r_cell = []
+        if ratio:
+            n, t = best.get((p, False)), best.get((p, True))
+            r_cell = [(f"{n / t:,.0f}x" if n / t >= 100 else f"{n / t:.1f}x") if n and t else ""]
         out.append("| " + " | ".join([point_value(k, x) for k, x in zip(keys, p)] + [cell.get((p, c), "")
-                                                                                     for c in cols]) + " |")
+                                                                                     for c in cols] + r_cell) + " |")
     return "\n".join(out)
 
 

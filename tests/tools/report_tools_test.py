@@ -137,6 +137,34 @@ class Report(unittest.TestCase):
             self.assertIn("| array R=64 N=2,097,152 opaque | prstm | 20 M (6,144) | 10 M | 0.50 | 2.50 |", out)
             self.assertIn("| array R=64 N=2,097,152 opaque | native | 4 M (270,336) | 4 M | 1.00 |  |", out)
 
+    def test_native_over_tx_ratio(self):
+        # Per point: the best verified native throughput over the best verified transactional one;
+        # a table with only one kind has no such column.
+        row = lambda impl, tput, cm=None, ok=True, mix="50/50/0": dict(
+            workload="skiplist", impl=impl, cm=cm or ("native" if impl == "native" else "prstm"), mix=mix,
+            threads=270336, mode="ops", ops=1000000, throughput=tput, device="GPU X", commit="1234abc", verified=ok)
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "headline.jsonl"),
+                  [row("native", 100e6), row("tx", 20e6), row("tx", 25e6, "backoff"), row("tx", 90e6, "delay", False),
+                   row("native", 300e6, mix="20/20/60")])
+            rc, out, err = run(REPORT, d)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("| native / tx |", out)
+            self.assertIn("| 4.0x |", out)  # 100 M / 25 M: the unverified 90 M does not count
+            self.assertNotIn("12.0x", out)
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "headline.jsonl"), [row("tx", 20e6), row("tx", 25e6, "backoff")])
+            self.assertNotIn("native / tx", run(REPORT, d)[1])
+        # The bank's STM rows carry no impl: a manager without one is transactional.
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("bench_report", REPORT)
+        br = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(br)
+        self.assertTrue(br.transactional({"workload": "bank", "cm": "prstm"}))
+        self.assertFalse(br.transactional({"workload": "bank", "cm": "native", "impl": "native"}))
+        self.assertTrue(br.transactional({"workload": "kmeans", "impl": "tx-aggregated", "cm": "prstm"}))
+        self.assertFalse(br.transactional({"workload": "stack", "impl": "treiber"}))
+
     def test_committed_report_fits(self):
         rc, out, err = run(REPORT, os.path.join(ROOT, "results"))
         self.assertEqual(rc, 0, err)
