@@ -69,14 +69,17 @@ struct lock_table_ref {
   // nullptr: no admission control.
   std::uint32_t* admission = nullptr;
   std::uint32_t admission_groups = 1;
-  // Admission's tuning (lock_table::admission_tuning; stm/detail/admission.hpp):
+  // The table's tuning (lock_table::tuning). Admission (stm/detail/admission.hpp):
   // turns a driver's lane may be refused in a row before its attempt runs
   // without a slot (0: no bound), the heat from which a first attempt enters
   // the gate (0: every attempt does), and the longest refusal pause, as
-  // log2 of its multiple of 128 ns.
+  // log2 of its multiple of 128 ns. Escalation (stm/detail/tx_escalation.hpp):
+  // the attempt from which a transaction escalates (0: the descriptor's
+  // EscalateAfter).
   std::uint32_t admission_patience = 8;
   std::uint16_t admission_heat = 512;
   std::uint16_t admission_pause_log2 = 7;
+  std::uint32_t escalate_after = 0;
 
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
@@ -146,11 +149,8 @@ class lock_table {
         init[std::size_t(g) * lock_table_ref::admission_stride + 1] = initial_admission_limit;
       admission_.upload(init);
       ref_.admission = admission_.data();
-      const admission_tuning k = admission_tuning_default();
-      ref_.admission_patience = k.patience;
-      ref_.admission_heat = k.heat;
-      ref_.admission_pause_log2 = k.pause_log2;
     }
+    set_tuning(tuning_from_environment());
   }
 
   /// STM_ADMISSION=1 in the environment turns admission control on for the
@@ -160,18 +160,22 @@ class lock_table {
     return e == nullptr || std::string(e) != "0";
   }
   bool has_admission() const { return ref_.admission != nullptr; }
-  /// Admission's tuning (lock_table_ref::admission_patience and beside it).
-  /// The defaults can be overridden from the environment for A/B runs
-  /// without a rebuild: STM_ADMISSION_PATIENCE, STM_ADMISSION_HEAT (0 to
-  /// 1024) and STM_ADMISSION_PAUSE_LOG2 (0 to 12); a value out of range is
-  /// refused (usage_error) when the table is built.
-  struct admission_tuning {
+  /// The table's tuning (lock_table_ref::admission_patience and beside it):
+  /// admission's patience, heat and longest pause, and the attempt from which
+  /// transactions escalate (0: each descriptor's EscalateAfter). A table
+  /// takes the defaults below, overridden from the environment so that an
+  /// A/B needs no rebuild: STM_ADMISSION_PATIENCE (0 to 2^20),
+  /// STM_ADMISSION_HEAT (0 to 1024), STM_ADMISSION_PAUSE_LOG2 (0 to 12),
+  /// STM_ESCALATE_AFTER (0 to 1024); a value out of range is refused
+  /// (usage_error) when the table is built.
+  struct tuning {
     std::uint32_t patience = 8;
     std::uint16_t heat = 512;
     std::uint16_t pause_log2 = 7;
+    std::uint32_t escalate_after = 0;
   };
-  static admission_tuning admission_tuning_default() {
-    admission_tuning k;
+  static tuning tuning_from_environment() {
+    tuning k;
     auto read = [](const char* name, std::uint64_t max, std::uint64_t fallback) -> std::uint64_t {
       const char* e = std::getenv(name);
       if (e == nullptr || *e == 0) return fallback;
@@ -184,12 +188,15 @@ class lock_table {
     k.patience = static_cast<std::uint32_t>(read("STM_ADMISSION_PATIENCE", 1u << 20, k.patience));
     k.heat = static_cast<std::uint16_t>(read("STM_ADMISSION_HEAT", 1024, k.heat));
     k.pause_log2 = static_cast<std::uint16_t>(read("STM_ADMISSION_PAUSE_LOG2", 12, k.pause_log2));
+    k.escalate_after = static_cast<std::uint32_t>(read("STM_ESCALATE_AFTER", 1024, k.escalate_after));
     return k;
   }
-  void set_admission_tuning(const admission_tuning& k) {
+  /// Between launches (kernels hold copies of ref()).
+  void set_tuning(const tuning& k) {
     ref_.admission_patience = k.patience;
     ref_.admission_heat = k.heat;
     ref_.admission_pause_log2 = k.pause_log2;
+    ref_.escalate_after = k.escalate_after;
   }
   /// Set every gate's limit (between launches: tests, tuning). It still
   /// adapts from there within [16, 2048] (stm/detail/admission.hpp).

@@ -46,7 +46,7 @@
 // there, since a lane that holds a slot never waits for a refused one).
 // The three numbers (patience, heat, the longest pause) are the table's
 // tuning, read from the environment when it is built
-// (lock_table::admission_tuning) so that an A/B needs no rebuild.
+// (lock_table::tuning) so that an A/B needs no rebuild.
 // On by default; off for a lock table built with admission = false, or with
 // the default and the environment variable STM_ADMISSION=0. What it buys and
 // costs: docs/design-decisions.md#admission-control.

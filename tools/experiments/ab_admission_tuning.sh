@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Experiment: admission control's tuning (lock_table::admission_tuning, read
-# from the environment) at full occupancy, one binary, four variants:
+# Experiment: admission control's and escalation's tuning (lock_table::tuning,
+# read from the environment) at full occupancy, one binary, five variants:
 #   A  the defaults (patience 8, heat 512, pause cap 128 ns << 7)
 #   B  STM_ADMISSION_PATIENCE=0: a driver's lane waits as long as its gate is full
 #   C  B with the pause cap at 128 ns << 9 (64 us): fewer polls of a full gate
 #   D  C with STM_ADMISSION_HEAT=0: every attempt passes the gate, first ones too
+#   E  B with STM_ESCALATE_AFTER=32: fewer escalations (they run one at a time per table)
 # and, for B and C, array R = 64 over the thread sweep.
 # tools/experiments/ab_admission_tuning.sh OUTDIR  (STM_BENCH=path: use that build, else build one here)
 set -uo pipefail
@@ -23,11 +24,12 @@ if [ -z "$B" ]; then
 fi
 declare -A V=([A]="" [B]="STM_ADMISSION_PATIENCE=0"
               [C]="STM_ADMISSION_PATIENCE=0 STM_ADMISSION_PAUSE_LOG2=9"
-              [D]="STM_ADMISSION_PATIENCE=0 STM_ADMISSION_PAUSE_LOG2=9 STM_ADMISSION_HEAT=0")
+              [D]="STM_ADMISSION_PATIENCE=0 STM_ADMISSION_PAUSE_LOG2=9 STM_ADMISSION_HEAT=0"
+              [E]="STM_ADMISSION_PATIENCE=0 STM_ESCALATE_AFTER=32")
 run() { local v=$1; shift
   env ${V[${v%sweep}]} timeout 100 "$B" --backend gpu --repeat 3 --warmup 1 --format json --out "$out/$v.jsonl" -q \
     "$@" >/dev/null 2>>"$out/err.log" || echo "FAILED($?) $v: $*"; }
-for v in A B C D; do
+for v in A B C D E; do
   run $v --workload array --words 2097152 --reads 64 --ops 2162688 --threads full --sweep cm=prstm,backoff
   run $v --workload array --words 2097152 --reads 256 --ops 270336 --threads full --cm prstm
   run $v --workload array --words 2097152 --reads 16 --ops 2162688 --threads full --cm prstm
