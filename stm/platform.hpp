@@ -312,18 +312,19 @@ STM_HD inline std::uint32_t lowest_bit(std::uint32_t x) {
 #endif
 }
 
-/// counter.fetch_add(1, relaxed) for each calling lane, the result being the
-/// lane's own: unique per call (an index to claim: a pool slot, a ticket).
-/// On the GPU the lanes that call it together take one atomic: the lowest
-/// lane adds their number and hands each its base plus its rank among them
-/// through __shfl_sync, which waits for every lane of the mask.
-///
-/// Written out rather than left to the compiler's own aggregation of a
-/// fetch_add(1): the lanes of the mask reconverge at the shuffle, and the
-/// number of atomics on a hot counter does not depend on the compiler's
-/// heuristics (docs/design-decisions.md#claimed-indices).
+#ifndef STM_CLAIM_AGGREGATED
+#define STM_CLAIM_AGGREGATED 0
+#endif
+
+/// counter.fetch_add(1, relaxed) for the calling lanes as a group, each
+/// lane's result its own: the lowest lane adds their number and hands each
+/// its base plus its rank among them through __shfl_sync, which waits for
+/// every lane of the mask. One atomic per group instead of one per lane: for
+/// a hot counter whose callers are converged at the call and where a lane's
+/// own atomic would be the bottleneck (the ticket queue's tickets). Not for
+/// indices claimed deep in divergent code: see claim_index.
 template <class T>
-STM_HD inline T claim_index(T& counter) {
+STM_HD inline T claim_index_warp(T& counter) {
 #if STM_ON_DEVICE
   const std::uint32_t mask = active_mask();
   const std::uint32_t lane = lane_id();
@@ -332,6 +333,33 @@ STM_HD inline T claim_index(T& counter) {
   if (lane == leader) base = atomic_ref<T>(counter).fetch_add(static_cast<T>(popc(mask)), memory_order_relaxed);
   base = shfl(mask, base, leader);
   return base + static_cast<T>(popc(mask & ((1u << lane) - 1u)));
+#else
+  return atomic_ref<T>(counter).fetch_add(T(1), memory_order_relaxed);
+#endif
+}
+
+/// counter.fetch_add(1, relaxed) for each calling lane, the result being the
+/// lane's own: unique per call (an index to claim: a pool slot, a history
+/// slot). One atomic per lane, never a warp collective: no lane's index
+/// depends on another lane, a shuffle or reconvergence. The node pools claim
+/// through it: under a claim shared by the lanes of a warp (the form of
+/// claim_index_warp, and the form ptxas itself gives a fetch_add whose
+/// increment it can prove warp-uniform, a constant 1 included) the native
+/// skiplist at full occupancy handed out nodes in use as if some lanes had
+/// got their rank without the group's base (docs/design-decisions.md#claimed-indices).
+/// Hence the increment is popc(%lanemask_eq): always 1, but not provably
+/// uniform, so ptxas leaves one ATOM per lane (check the SASS for VOTE.ANY
+/// and SHFL around the claim's ATOM after a compiler upgrade).
+/// STM_CLAIM_AGGREGATED=1 at compile time makes it claim_index_warp (the
+/// A/B of tools/experiments/claim_index/).
+template <class T>
+STM_HD inline T claim_index(T& counter) {
+#if STM_CLAIM_AGGREGATED
+  return claim_index_warp(counter);
+#elif STM_ON_DEVICE
+  std::uint32_t self;
+  asm volatile("mov.u32 %0, %%lanemask_eq;" : "=r"(self));  // one bit: this lane
+  return atomic_ref<T>(counter).fetch_add(static_cast<T>(popc(self)), memory_order_relaxed);
 #else
   return atomic_ref<T>(counter).fetch_add(T(1), memory_order_relaxed);
 #endif

@@ -82,9 +82,11 @@ struct ticket_core {
   STM_HD bool is_closed() const { return closed_flag().load(memory_order_relaxed) != 0; }
 
   // --- the two halves of every operation: take a ticket, then finish it -----
-  // (platform::claim_index: a fetch_add whose result is the lane's own.)
-  STM_HD std::uint32_t take_enqueue_ticket() const { return platform::claim_index(counters[ticket_tail_at]); }
-  STM_HD std::uint32_t take_dequeue_ticket() const { return platform::claim_index(counters[ticket_head_at]); }
+  // (platform::claim_index_warp: a fetch_add whose result is the lane's own,
+  // one atomic per group of converged lanes: the tickets are the queue's two
+  // hot words, and its callers take them at the top of an operation.)
+  STM_HD std::uint32_t take_enqueue_ticket() const { return platform::claim_index_warp(counters[ticket_tail_at]); }
+  STM_HD std::uint32_t take_dequeue_ticket() const { return platform::claim_index_warp(counters[ticket_head_at]); }
 
   /// Wait until ids[slot] == want, or the queue is closed (false).
   STM_HD bool wait_turn(std::uint32_t slot, std::uint32_t want) const {
