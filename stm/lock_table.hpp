@@ -54,6 +54,24 @@
 
 namespace stm {
 
+/// How a lock table throttles contention: admission control's knobs
+/// (stm/detail/admission.hpp) and the attempt from which long transactions
+/// escalate. The defaults are the measured ones (docs/design-decisions.md#admission-control);
+/// lock_table::throttle_from_environment() lets an A/B change them without a
+/// rebuild.
+struct throttle_config {
+  /// Turns a driver's lane may be refused in a row before its attempt runs
+  /// without a slot; 0: as long as the gate is full.
+  std::uint16_t admission_patience = 8;
+  /// Heat (of 1024) from which a first attempt enters the gate; 0: every attempt does.
+  std::uint16_t admission_heat = 512;
+  /// The attempt from which a long transaction escalates; 0: its descriptor's EscalateAfter.
+  std::uint16_t escalate_after = 0;
+  /// The longest refusal pause: 128 ns << this.
+  std::uint8_t admission_pause_log2 = 7;
+};
+static_assert(sizeof(throttle_config) == 8 && std::is_trivially_copyable_v<throttle_config>);
+
 /// Trivially copyable view of a lock table, passed by value into kernels.
 struct lock_table_ref {
   std::uint32_t* words = nullptr;
@@ -69,17 +87,7 @@ struct lock_table_ref {
   // nullptr: no admission control.
   std::uint32_t* admission = nullptr;
   std::uint32_t admission_groups = 1;
-  // The table's tuning (lock_table::tuning). Admission (stm/detail/admission.hpp):
-  // turns a driver's lane may be refused in a row before its attempt runs
-  // without a slot (0: no bound), the heat from which a first attempt enters
-  // the gate (0: every attempt does), and the longest refusal pause, as
-  // log2 of its multiple of 128 ns. Escalation (stm/detail/tx_escalation.hpp):
-  // the attempt from which a transaction escalates (0: the descriptor's
-  // EscalateAfter).
-  std::uint32_t admission_patience = 8;
-  std::uint16_t admission_heat = 512;
-  std::uint16_t admission_pause_log2 = 7;
-  std::uint32_t escalate_after = 0;
+  throttle_config throttle{};  // admission's knobs and the escalation attempt (above)
 
   STM_HD std::uint32_t index_of(const void* p) const {
     // The modulo only for an address outside the covered range: an integer
@@ -150,7 +158,7 @@ class lock_table {
       admission_.upload(init);
       ref_.admission = admission_.data();
     }
-    set_tuning(tuning_from_environment());
+    ref_.throttle = throttle_from_environment();
   }
 
   /// STM_ADMISSION=1 in the environment turns admission control on for the
@@ -160,22 +168,13 @@ class lock_table {
     return e == nullptr || std::string(e) != "0";
   }
   bool has_admission() const { return ref_.admission != nullptr; }
-  /// The table's tuning (lock_table_ref::admission_patience and beside it):
-  /// admission's patience, heat and longest pause, and the attempt from which
-  /// transactions escalate (0: each descriptor's EscalateAfter). A table
-  /// takes the defaults below, overridden from the environment so that an
-  /// A/B needs no rebuild: STM_ADMISSION_PATIENCE (0 to 2^20),
-  /// STM_ADMISSION_HEAT (0 to 1024), STM_ADMISSION_PAUSE_LOG2 (0 to 12),
-  /// STM_ESCALATE_AFTER (0 to 1024); a value out of range is refused
-  /// (usage_error) when the table is built.
-  struct tuning {
-    std::uint32_t patience = 8;
-    std::uint16_t heat = 512;
-    std::uint16_t pause_log2 = 7;
-    std::uint32_t escalate_after = 0;
-  };
-  static tuning tuning_from_environment() {
-    tuning k;
+  /// The throttle_config defaults, overridden from the environment:
+  /// STM_ADMISSION_PATIENCE (0 to 65535), STM_ADMISSION_HEAT (0 to 1024),
+  /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024).
+  /// usage_error for a value out of range (stm_bench checks them with its
+  /// input, before any work). Every table reads them when it is built.
+  static throttle_config throttle_from_environment() {
+    throttle_config k;
     auto read = [](const char* name, std::uint64_t max, std::uint64_t fallback) -> std::uint64_t {
       const char* e = std::getenv(name);
       if (e == nullptr || *e == 0) return fallback;
@@ -185,19 +184,15 @@ class lock_table {
         throw usage_error(std::string(name) + " must be an integer from 0 to " + std::to_string(max) + ", got " + e);
       return v;
     };
-    k.patience = static_cast<std::uint32_t>(read("STM_ADMISSION_PATIENCE", 1u << 20, k.patience));
-    k.heat = static_cast<std::uint16_t>(read("STM_ADMISSION_HEAT", 1024, k.heat));
-    k.pause_log2 = static_cast<std::uint16_t>(read("STM_ADMISSION_PAUSE_LOG2", 12, k.pause_log2));
-    k.escalate_after = static_cast<std::uint32_t>(read("STM_ESCALATE_AFTER", 1024, k.escalate_after));
+    k.admission_patience = static_cast<std::uint16_t>(read("STM_ADMISSION_PATIENCE", 65535, k.admission_patience));
+    k.admission_heat = static_cast<std::uint16_t>(read("STM_ADMISSION_HEAT", 1024, k.admission_heat));
+    k.admission_pause_log2 = static_cast<std::uint8_t>(read("STM_ADMISSION_PAUSE_LOG2", 12, k.admission_pause_log2));
+    k.escalate_after = static_cast<std::uint16_t>(read("STM_ESCALATE_AFTER", 1024, k.escalate_after));
     return k;
   }
+  throttle_config throttle() const { return ref_.throttle; }
   /// Between launches (kernels hold copies of ref()).
-  void set_tuning(const tuning& k) {
-    ref_.admission_patience = k.patience;
-    ref_.admission_heat = k.heat;
-    ref_.admission_pause_log2 = k.pause_log2;
-    ref_.escalate_after = k.escalate_after;
-  }
+  void set_throttle(const throttle_config& k) { ref_.throttle = k; }
   /// Set every gate's limit (between launches: tests, tuning). It still
   /// adapts from there within [16, 2048] (stm/detail/admission.hpp).
   void set_admission_limits(std::uint32_t n) {

@@ -32,7 +32,8 @@
 //    alone per table): it locks what it touches and cannot
 //    abort on a conflict, so it commits by that attempt (one later if it
 //    escalated as read-only and then wrote; docs/stm-core.md#escalation). A descriptor with fewer than
-//    EscalateMinReads reads never escalates.
+//    EscalateMinReads reads never escalates. The lock table's throttle
+//    (stm::throttle_config::escalate_after) may stand in for EscalateAfter.
 //
 // Local variables changed inside a body keep their values across retries:
 // (re)initialise them inside the body.

@@ -34,7 +34,8 @@ namespace stm {
 /// (docs/stm-core.md#escalation) at its attempt EscalateAfter (0-based) once one
 /// of its attempts read at least EscalateMinReads locations, and at attempt
 /// 4 x EscalateAfter in any case; a descriptor with MaxReads below
-/// EscalateMinReads never does.
+/// EscalateMinReads never does. A lock table's throttle may stand in for
+/// EscalateAfter (stm::throttle_config::escalate_after, 0 by default: not).
 template <std::uint32_t MaxReads = 32, std::uint32_t MaxWrites = 16, bool Opaque = true, bool Record = false,
           std::uint32_t EscalateAfter = 8, std::uint32_t EscalateMinReads = 16>
 struct tx_config {

@@ -174,8 +174,7 @@ def pivot(rows, who_fields, key_fields):
     where a point has verified native and transactional rows, a last column
     gives the best native throughput over the best transactional one."""
     keys = [k for k in key_fields if any(k in r for r in rows)]
-    cols, points, cell = [], [], {}
-    best = {}  # (point, transactional) -> best verified throughput
+    cols, points, cell, last = [], [], {}, {}
     seen = {f: [] for f in who_fields}
     rank = {}
     for r in rows:
@@ -191,6 +190,9 @@ def pivot(rows, who_fields, key_fields):
             points.append(p)
         ab = f" ({100 * r['abort_rate']:.0f}% ab.)" if "abort_rate" in r else ""
         cell[(p, c)] = si(r.get("throughput", 0)) + ab + ("" if r.get("verified") else " **NOT VERIFIED**")
+        last[(p, c)] = r
+    best = {}  # (point, transactional) -> the best verified throughput among the rows shown
+    for (p, _c), r in last.items():
         if r.get("verified") and isinstance(r.get("throughput"), (int, float)):
             k = (p, transactional(r))
             best[k] = max(best.get(k, 0), r["throughput"])

@@ -37,11 +37,12 @@ CONFIG = ["workload", "backend", "impl", "cm", "priority", "variant", "experimen
           "keys", "levels", "range", "prefill", "capacity", "mix", "push_ratio", "producers", "consumers",
           "pairs_per_thread", "ops", "threads", "tpt", "hash", "lock_spread", "semantic", "read_only", "presort",
           "cm_wait", "cm_backoff", "elim_slots", "offer_ns", "opaque", "clock", "driver", "read_all",
-          "audit_size", "auditors", "writers", "resident_cap", "cap_by"]
+          "audit_size", "auditors", "writers", "resident_cap", "cap_by", "admission", "admission_patience",
+          "admission_heat", "admission_pause_log2", "escalate_after"]
 # Values that mean "the default" (absent in rows written before the field was).
 NEUTRAL = {"hash": {1}, "lock_spread": {1}, "presort": {False}, "cm_wait": {0}, "cm_backoff": {0},
            "priority": {"", "tid"}, "opaque": {False}, "clock": {False}, "variant": {""}, "label": {""},
-           "driver": {"table"}, "read_all": {0}, "audit_size": {0}}
+           "driver": {"table"}, "read_all": {0}, "audit_size": {0}, "admission": {True}}
 # The measured field that is compared (per second, median of the repeats).
 MEASURED = "throughput"
 

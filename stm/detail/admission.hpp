@@ -24,7 +24,8 @@
 //    attempts aborted), enters its SM's gate first: a
 //    counting semaphore of `limit` slots per SM (per table), taken by
 //    fetch_add and given back at the attempt's end (commit or abort); a full
-//    gate is retried after a jittered back-off of 128 ns doubling to 16 us.
+//    gate is retried after a jittered back-off of 128 ns doubling up to
+//    the throttle's longest pause (16 us by default).
 //    First attempts of cool descriptors (nearly all attempts wherever
 //    conflicts are rare) never touch the gate: the cost there is a few
 //    register operations per attempt.
@@ -41,12 +42,15 @@
 // Under the drivers (TX_FOR, TX_BEGIN/TX_END's loop, the transaction table)
 // the decision is taken at the lane's turn instead (try_enter): a refused
 // lane pauses like a retry while the other lanes of its warp go on, at most
-// the table's admission_patience turns in a row (by default 8, as the wait
-// above; 0: as long as the gate is full, which no lane's wait can block
-// there, since a lane that holds a slot never waits for a refused one).
-// The three numbers (patience, heat, the longest pause) are the table's
-// tuning, read from the environment when it is built
-// (lock_table::tuning) so that an A/B needs no rebuild.
+// the throttle's admission_patience turns in a row (by default 8, as the
+// wait above; 0: as long as the gate is full). Unbounded patience is safe
+// only there: under a driver a slot reserved at a lane's turn is taken by
+// the attempt that opens in the same pass and given back at its end, before
+// the lane meets its warp again, so no slot holder waits for a refused lane;
+// a caller's own tx.begin() before a warp collective keeps the bounded wait
+// above. The three numbers are the table's throttle (stm::throttle_config,
+// read from the environment when the table is built) so that an A/B needs
+// no rebuild.
 // On by default; off for a lock table built with admission = false, or with
 // the default and the environment variable STM_ADMISSION=0. What it buys and
 // costs: docs/design-decisions.md#admission-control.
@@ -94,7 +98,7 @@ struct admission_state {
       reserved = 0;
       return;
     }
-    if (t.admission == nullptr || (attempt == 0 && heat < t.admission_heat)) return;
+    if (t.admission == nullptr || (attempt == 0 && heat < t.throttle.admission_heat)) return;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
@@ -118,15 +122,16 @@ struct admission_state {
 
   /// A driver's turn for a lane whose next attempt is a retry (retry) or a
   /// new transaction: one look at the gate, no wait. True: the attempt may
-  /// open now (with a reserved slot, or none needed, or after max_tries
-  /// refusals in a row: the bound); false: the gate is full, the lane pauses
+  /// open now (with a reserved slot, or none needed, or after the
+  /// throttle's admission_patience refusals in a row: the bound, unless 0);
+  /// false: the gate is full, the lane pauses
   /// refusal_pause_ns() while the other lanes of its warp go on, and asks
   /// again. Unlike a wait inside the attempt's start, no lane of the warp
   /// ever waits at a collective for a lane that waits for a slot: the pause
   /// is one of the driver's deadlines (stm/detail/lane_pause.hpp).
   STM_HD bool try_enter(const lock_table_ref& t, bool retry) {
 #if STM_ADMISSION
-    if (reserved || t.admission == nullptr || (!retry && heat < t.admission_heat)) return true;
+    if (reserved || t.admission == nullptr || (!retry && heat < t.throttle.admission_heat)) return true;
     group = platform::sm_id() % t.admission_groups;
     const auto active = t.admission_active(group);
     const auto limit = t.admission_limit(group);
@@ -139,7 +144,7 @@ struct admission_state {
       active.fetch_sub(1, memory_order_relaxed);
     }
     ++refused;
-    if (t.admission_patience == 0 || refused < t.admission_patience) return false;
+    if (t.throttle.admission_patience == 0 || refused < t.throttle.admission_patience) return false;
     refused = 0;  // the bound: this attempt runs without a slot
     return true;
 #else
@@ -149,10 +154,10 @@ struct admission_state {
 #endif
   }
   /// The pause after a refused turn: 128 ns doubling per refusal in a row,
-  /// up to 16 us, jittered by the clock's low bits so that lanes refused
-  /// together spread.
+  /// up to 128 ns << the throttle's admission_pause_log2 (16 us by default),
+  /// jittered by the clock's low bits so that lanes refused together spread.
   STM_HD std::uint32_t refusal_pause_ns(const lock_table_ref& t) const {
-    const std::uint32_t cap = t.admission_pause_log2;
+    const std::uint32_t cap = t.throttle.admission_pause_log2;
     const std::uint32_t base = 128u << (refused < cap ? refused : cap);
     return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
   }

@@ -38,10 +38,10 @@ struct tx_escalation {
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   std::uint8_t wrote = 0;      // an attempt of this transaction wrote: it escalates exclusively
 
-  /// The next attempt (0-based `attempt`) runs escalated. The table's tuning
-  /// may move EscalateAfter (lock_table::tuning; 0 leaves it).
+  /// The next attempt (0-based `attempt`) runs escalated. The table's
+  /// throttle may move EscalateAfter (throttle_config::escalate_after; 0 leaves it).
   STM_HD bool escalation_due(const lock_table_ref& t, std::uint32_t attempt) const {
-    const std::uint32_t after = t.escalate_after != 0 ? t.escalate_after : Config::escalate_after;
+    const std::uint32_t after = t.throttle.escalate_after != 0 ? t.throttle.escalate_after : Config::escalate_after;
     return attempt >= after && (long_tx || attempt >= 4 * after) && t.escalation != nullptr;
   }
 

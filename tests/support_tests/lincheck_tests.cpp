@@ -28,6 +28,7 @@
 #include "stm/launch.hpp"
 #include "support/lincheck.hpp"
 #include "support/reliability.hpp"
+#include "support/scoped_env.hpp"
 
 namespace {
 
@@ -618,13 +619,8 @@ TEST(LinCheckFile, WriteAndReadBack) {
 // when value is null), then restores it.
 template <class Body>
 void with_env(const char* name, const char* value, Body body) {
-  const char* old = std::getenv(name);
-  const std::string saved = old ? old : "";
-  if (value) setenv(name, value, 1);
-  else unsetenv(name);
+  const stm_test::scoped_env env(name, value);
   body();
-  if (old) setenv(name, saved.c_str(), 1);
-  else unsetenv(name);
 }
 
 std::vector<stm_test::verdict> passes(std::size_t n) { return std::vector<stm_test::verdict>(n); }

@@ -228,7 +228,7 @@ const std::vector<args_t>& table() {
       {"--workload", "stack", "--impl", "nope"},
       {"--workload", "queue", "--impl", "all2"},
       {"--workload", "list", "--impl", "indexed"},  // only for the seed replay
-      {"--impl", "tx"},                             // bank has no --impl
+      {"--impl", "locks"},                          // bank: tx, native or all
       // --ops
       {"--ops", "5"},  // bank has no --ops
       {"--workload", "stack", "--ops", "0"},

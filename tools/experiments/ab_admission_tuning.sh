@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Experiment: admission control's and escalation's tuning (lock_table::tuning,
+# Experiment: admission control's and escalation's tuning (stm::throttle_config,
 # read from the environment) at full occupancy, one binary, five variants:
 #   A  the defaults (patience 8, heat 512, pause cap 128 ns << 7)
 #   B  STM_ADMISSION_PATIENCE=0: a driver's lane waits as long as its gate is full

@@ -3,6 +3,7 @@
 #include "bench.hpp"
 
 #include "cmp/registry.hpp"
+#include "stm/lock_table.hpp"
 #include "stm/stats.hpp"
 #include "stm/txtable.hpp"
 
@@ -435,6 +436,14 @@ result base_result(const options& o, const std::string& impl_or_cm, std::uint32_
   r.str("backend", stm::to_string(o.backend));
   r.str("device", o.device);
   r.integer("threads", threads);
+  // What the environment changed of the lock tables' defaults (part of what
+  // was run, so that an A/B's rows differ in their configuration).
+  if (!stm::lock_table::admission_default()) r.boolean("admission", false);
+  const stm::throttle_config t = stm::lock_table::throttle_from_environment(), d{};
+  if (t.admission_patience != d.admission_patience) r.integer("admission_patience", t.admission_patience);
+  if (t.admission_heat != d.admission_heat) r.integer("admission_heat", t.admission_heat);
+  if (t.admission_pause_log2 != d.admission_pause_log2) r.integer("admission_pause_log2", t.admission_pause_log2);
+  if (t.escalate_after != d.escalate_after) r.integer("escalate_after", t.escalate_after);
   return r;
 }
 

@@ -480,8 +480,9 @@ struct thread_kernel {
 // synchronization alone). A transfer or a query takes its two accounts' locks
 // lowest first; when the second is taken it gives the first back and tries
 // again after a jittered back-off (doubling from 32 ns up to 64 us), so no
-// lane ever waits while holding a lock: no deadlock between accounts, and
-// none between the lanes of a warp on any GPU. A withdrawal or a transfer
+// lane ever waits while holding a lock: no deadlock between accounts, nor
+// between the lanes of a warp (each runs its entry and unlocks inside its
+// retry loop). A withdrawal or a transfer
 // that finds too little money gives up (unresolved, a semantic conflict), as
 // the kernel forms of the STM do (`--driver loop|for`); audits are refused
 // (an audit would lock a thousand accounts).
@@ -541,26 +542,33 @@ struct native_kernel {
       const bool two = e.kind == transfer || e.kind == query;
       const std::uint32_t a = e.kind == deposit ? e.to : e.from;
       const std::uint32_t b = two ? e.to : a;
-      for (std::uint32_t attempt = 0; !locks.try_lock_pair(a, b); ++attempt) {
+      bool done = true;
+      // The entry runs inside the loop, right where its locks were taken, and
+      // gives them back there: no lane leaves the loop holding a lock, so none
+      // waits for a warp-mate that still tries (which, without independent
+      // thread scheduling, would never get its turn).
+      for (std::uint32_t attempt = 0;; ++attempt) {
+        if (locks.try_lock_pair(a, b)) {
+          atomic_ref<int> from(balance[e.from]), to(balance[e.to]);
+          if (e.kind == deposit) {
+            to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
+          } else if (e.kind == withdraw || e.kind == transfer) {
+            const int have = from.load(memory_order_relaxed);
+            done = have >= e.amount;
+            if (done) {
+              from.store(have - e.amount, memory_order_relaxed);
+              if (e.kind == transfer) to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
+            }
+          } else {  // query: a consistent look at two balances
+            (void)from.load(memory_order_relaxed);
+            (void)to.load(memory_order_relaxed);
+          }
+          locks.unlock_pair(a, b);
+          break;
+        }
         ++n.aborts[static_cast<std::uint32_t>(abort_cause::lock)];
         platform::backoff_ns(backoff_span_ns(tid, attempt, 1u << 16));
       }
-      atomic_ref<int> from(balance[e.from]), to(balance[e.to]);
-      bool done = true;
-      if (e.kind == deposit) {
-        to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
-      } else if (e.kind == withdraw || e.kind == transfer) {
-        const int have = from.load(memory_order_relaxed);
-        done = have >= e.amount;
-        if (done) {
-          from.store(have - e.amount, memory_order_relaxed);
-          if (e.kind == transfer) to.store(to.load(memory_order_relaxed) + e.amount, memory_order_relaxed);
-        }
-      } else {  // query: a consistent look at two balances
-        (void)from.load(memory_order_relaxed);
-        (void)to.load(memory_order_relaxed);
-      }
-      locks.unlock_pair(a, b);
       if (done) ++n.commits;
       else ++n.aborts[static_cast<std::uint32_t>(abort_cause::semantic)];
       const std::uint32_t w =
@@ -827,7 +835,6 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double)) {
   std::uint32_t native_spread_log2 = 0;
   while ((1u << native_spread_log2) < stm::lock_table::auto_spread(c.accounts)) ++native_spread_log2;
   stm::buffer<std::uint32_t> account_locks(where, c.native ? std::size_t(c.accounts) << native_spread_log2 : 0);
-  if (c.native) account_locks.fill(0);
   auto launch = [&]() -> double {
     if (c.native)
       return Exec::run(c.threads, native_kernel{account_locks_ref{account_locks.data(), native_spread_log2},

@@ -8,7 +8,7 @@
 # both, median of 3 after a warm-up. For each account count every binary runs
 # the plain bank (a control: no patch here touches it) and --pes 1, the
 # binaries' order reversed at every step. Rows get "variant" (the LABEL) and
-# "mode" ("plain" or "pes1"); the summary gives pes1 / plain per binary and
+# "ab_mode" ("plain" or "pes1"); the summary gives pes1 / plain per binary and
 # pes1 against the first binary's.
 # Environment: ACCOUNTS (default "2621440 4096 10485760"), THREADS (full), BACKEND (gpu).
 set -uo pipefail

@@ -23,7 +23,8 @@ case "${1:-}" in
     mkdir -p "$B/bin"
     cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DPRSTM_BUILD_TESTS=OFF -DPRSTM_WITH_NVSHMEM=OFF >/dev/null
-    ninja -C "$B" stm_bench >/dev/null && cp "$B/stm_bench" "$B/bin/base"
+    ninja -C "$B" stm_bench >/dev/null || exit 1
+    cp "$B/stm_bench" "$B/bin/base"
     applied=()
     trap 'for ((i=${#applied[@]}-1; i>=0; i--)); do patch -p1 -R -s < "${applied[$i]}"; done' EXIT
     for s in $steps; do
@@ -34,7 +35,8 @@ case "${1:-}" in
         [[ " ${applied[*]:-} " == *" $p "* ]] && continue
         patch -p1 -s < "$p"; applied+=("$p")
       done
-      ninja -C "$B" stm_bench >/dev/null && cp "$B/stm_bench" "$B/bin/$label"
+      ninja -C "$B" stm_bench >/dev/null || exit 1
+      cp "$B/stm_bench" "$B/bin/$label"
       echo "built $label"
     done ;;
   run)

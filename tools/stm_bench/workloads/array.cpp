@@ -11,6 +11,7 @@
 //             --validation opaque|commit|all --impl tx|native|all --cm NAME --ops N
 #include "array.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "bench.hpp"
@@ -62,13 +63,17 @@ void validate(const bench::options& o) {
   stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
 }
 
-// The array (4 bytes a word), the STM's lock table (4 bytes a lock) or the
-// native variant's word locks (4 bytes a word).
+// The array (4 bytes a word) and the larger of the STM's lock table
+// (lock_table::footprint) and the native variant's word locks (4 bytes a
+// word): the variants run one after the other.
 bench::resources estimate(const bench::options& o) {
   const plan p = make_plan(o);
   bench::resources r;
   const std::uint64_t num_locks = (p.base.words + p.base.hash - 1) / p.base.hash;
-  r.device_bytes = bench::bytes({{p.base.words, 4}, {stm::lock_table::footprint(num_locks)}, {1 << 20}});
+  std::uint64_t locks = 0;
+  for (ar::impl v : p.variants)
+    locks = std::max(locks, v == ar::impl::native ? p.base.words * 4 : stm::lock_table::footprint(num_locks));
+  r.device_bytes = bench::bytes({{p.base.words, 4}, {locks}, {1 << 20}});
   r.host_bytes = bench::bytes({{p.base.words, 4}, {1 << 20}});  // the lock table's or word locks' snapshot
   r.lower = "--words";
   return r;

@@ -185,8 +185,13 @@ bench::result run_one(const bench::options& o, const std::string& impl) {
 #endif
     out = run_cpu(c, cm, o.tune);
   bench::result r = bench::base_result(o, c.native ? "native" : o.cm, c.threads);
-  if (c.native) r.str("impl", "native");  // a row without impl is the STM's (as before the baseline)
-  r.integer("accounts", c.accounts).integer("hash", c.hash).integer("tpt", c.tpt).integer("lock_spread", out.lock_spread);
+  // A row without impl is the STM's (as before the baseline). The native row
+  // carries only what the baseline used: no lock coverage (a lock per
+  // account), its own locks' spread, no manager tuning.
+  if (c.native) r.str("impl", "native");
+  r.integer("accounts", c.accounts).integer("tpt", c.tpt);
+  if (c.native) r.integer("lock_spread", stm::lock_table::auto_spread(c.accounts));
+  else r.integer("hash", c.hash).integer("lock_spread", out.lock_spread);
   r.num("semantic", c.semantic).num("read_only", c.read_only).boolean("presort", c.presort);
   r.num("read_all", c.read_all).integer("audit_size", c.read_all > 0 ? c.audit_size : 0).boolean("opaque", c.opaque)
       .boolean("clock", c.table_clock());
@@ -196,7 +201,8 @@ bench::result run_one(const bench::options& o, const std::string& impl) {
   r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
   r.str("mode", c.seconds > 0 ? "timed" : "drain");
   r.str("driver", c.native ? "none" : stm::workloads::bank::driver_name(c.drive));
-  r.tuning(o.tune).counters(out.stats);
+  if (!c.native) r.tuning(o.tune);
+  r.counters(out.stats);
   r.table(out.table, out.stats, out.transactions, out.semantic_capable, out.semantic_retries, c.policy.max_postpones);
   r.integer("queries", static_cast<std::int64_t>(out.queries));
   const std::uint64_t sem = out.stats.aborts[static_cast<std::uint32_t>(stm::abort_cause::semantic)];

@@ -141,7 +141,8 @@ bench::resources estimate(const bench::options& o) {
   bench::resources r;
   const std::uint64_t table = stm::lock_table::footprint(num_locks);
   r.device_bytes = bench::bytes({{edges, 4}, {vertices, 16}, {table}, {1 << 20}});
-  r.host_bytes = bench::bytes({{edges, 12}, {vertices, 32}, {table}, {num_locks, spread > 1 ? 4u : 0u}, {1 << 20}});
+  r.host_bytes = bench::bytes(
+      {{edges, 12}, {vertices, 32}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u}, {1 << 20}});
   r.lower = generated(p.graph) ? "--vertices or --edges" : "the graph file's size";
   return r;
 }

@@ -125,7 +125,7 @@ bench::resources estimate(const bench::options& o) {
                                  {c.threads, c.tpt, sizeof(vac::vtx) + 4},
                                  {c.threads, 5 * 8 + 8 + 16 + 4},
                                  {1 << 20}});
-  r.host_bytes = bench::bytes({{words, 4}, {L.items(), 16}, {stm::lock_table::footprint(num_locks)}, {num_locks, spread > 1 ? 4u : 0u},
+  r.host_bytes = bench::bytes({{words, 4}, {L.items(), 16}, {num_locks, spread, 4}, {num_locks, spread > 1 ? 4u : 0u},
                                {c.threads, 16}});
   r.lower = "--relations, --customers, --spacing, --threads or --tpt";
   return r;
