@@ -341,17 +341,13 @@ STM_HD inline T claim_index_warp(T& counter) {
 /// counter.fetch_add(1, relaxed) for each calling lane, the result being the
 /// lane's own: unique per call (an index to claim: a pool slot, a history
 /// slot). One atomic per lane, never a warp collective: no lane's index
-/// depends on another lane, a shuffle or reconvergence. The node pools claim
-/// through it: under a claim shared by the lanes of a warp (the form of
-/// claim_index_warp, and the form ptxas itself gives a fetch_add whose
-/// increment it can prove warp-uniform, a constant 1 included) the native
-/// skiplist at full occupancy handed out nodes in use as if some lanes had
-/// got their rank without the group's base (docs/design-decisions.md#claimed-indices).
-/// Hence the increment is popc(%lanemask_eq): always 1, but not provably
-/// uniform, so ptxas leaves one ATOM per lane (check the SASS for VOTE.ANY
-/// and SHFL around the claim's ATOM after a compiler upgrade).
-/// STM_CLAIM_AGGREGATED=1 at compile time makes it claim_index_warp (the
-/// A/B of tools/experiments/claim_index/).
+/// depends on another lane, a shuffle or reconvergence, which a claim made
+/// deep in divergent code (the node pools') must not
+/// (docs/design-decisions.md#claimed-indices). The increment is
+/// popc(%lanemask_eq), always 1 but not provably warp-uniform, because the
+/// compiler turns a fetch_add of a uniform increment into a warp-shared
+/// claim of its own. STM_CLAIM_AGGREGATED=1 at compile time makes it
+/// claim_index_warp (tools/experiments/claim_index/).
 template <class T>
 STM_HD inline T claim_index(T& counter) {
 #if STM_CLAIM_AGGREGATED

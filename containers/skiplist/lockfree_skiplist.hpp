@@ -58,13 +58,10 @@
 // Each node is linked at most once per level per launch, hence unlinked at
 // level 0 (and retired) exactly once.
 //
-// Known fault (believed fixed, not yet confirmed on a GPU): at full occupancy
-// with 3 or more levels, a launch handed a node still in use to an insert (it
-// was then retired twice and the launch's check failed), as if the pool's
-// warp-shared index claim had given some lanes their rank without the
-// group's base; the pool now claims one atomic per lane
-// (platform::claim_index). docs/design-decisions.md#claimed-indices has the
-// evidence and tools/experiments/claim_index/ the A/B that settles it.
+// Node claims: the pool hands out and retires nodes through one atomic per
+// lane (platform::claim_index): a warp-shared claim is not safe this deep
+// in divergent code (docs/design-decisions.md#claimed-indices, which also
+// says what is still to be confirmed on a GPU).
 //
 // Differences from std::set: fixed capacity, no iterators during a launch
 // (contents() on the host at a quiescent point), insert reports a status.
