@@ -119,7 +119,14 @@ struct nvshmem_transport {
 #endif
     cuda::atomic_thread_fence(memory_order_seq_cst, cuda::thread_scope_system);
   }
-  STM_HD void fence_acquire() const { cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_system); }
+  // (P) of an update whose reads are all covered (stm/dist/detail/tx.hpp)
+  // stands where (C) would: it completes the posted stores as (C) does.
+  STM_HD void fence_acquire() const {
+#if STM_ON_DEVICE
+    if (!all_direct) nvshmem_quiet();
+#endif
+    cuda::atomic_thread_fence(memory_order_acquire, cuda::thread_scope_system);
+  }
   STM_HD void fence_release() const {
 #if STM_ON_DEVICE
     if (!all_direct) nvshmem_quiet();

@@ -6,44 +6,54 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "stm/backend.hpp"
 #include "stm/buffer.hpp"
+#include "stm/error.hpp"
 #include "stm/dist/detail/layout.hpp"
 #include "stm/dist/detail/transport.hpp"
 #include "stm/lock_word.hpp"
 
 namespace stm::dist {
 
-/// Owner of a simulated space: per PE a data buffer (words_per_pe words, all
-/// zero at first) and a lock buffer (every lock free at version 0).
+/// Owner of a simulated space: the data words of every PE in one buffer
+/// (words_per_pe per PE, all zero at first) and their lock words in another
+/// (lock_words_per_pe per PE, every lock free at version 0); PE p's part of
+/// each at p x its words per PE.
 class sim_space {
  public:
-  sim_space(backend where, const layout& shape) : shape_(checked(shape)) {
-    data_.reserve(shape.npes);
-    locks_.reserve(shape.npes);
-    std::vector<std::uint32_t*> bases(2 * std::size_t(shape.npes));
-    for (std::uint32_t p = 0; p < shape.npes; ++p) {
-      data_.emplace_back(where, shape.words_per_pe);
-      locks_.emplace_back(where, static_cast<std::size_t>(shape.lock_words_per_pe()));
-      bases[static_cast<std::uint32_t>(region::data) * shape.npes + p] = data_.back().data();
-      bases[static_cast<std::uint32_t>(region::locks) * shape.npes + p] = locks_.back().data();
-    }
-    table_ = buffer<std::uint32_t*>(where, bases.size());
-    table_.upload(bases);
-  }
+  sim_space(backend where, const layout& shape)
+      : shape_(checked(shape)),
+        data_(where, std::size_t(shape.npes) * shape.words_per_pe),
+        locks_(where, static_cast<std::size_t>(std::uint64_t(shape.npes) * shape.lock_words_per_pe())) {}
 
   const layout& shape() const { return shape_; }
-  backend where() const { return table_.where(); }
-  sim_transport transport() const { return sim_transport{table_.data(), shape_.npes}; }
+  backend where() const { return data_.where(); }
+  sim_transport transport() const {
+    sim_transport t;
+    t.base[static_cast<std::uint32_t>(region::data)] = data_.data();
+    t.base[static_cast<std::uint32_t>(region::locks)] = locks_.data();
+    t.stride[static_cast<std::uint32_t>(region::data)] = shape_.words_per_pe;
+    t.stride[static_cast<std::uint32_t>(region::locks)] = shape_.lock_words_per_pe();
+    return t;
+  }
 
   /// PE pe's words (host copies).
-  std::vector<std::uint32_t> words(std::uint32_t pe) const { return data_.at(pe).to_vector(); }
-  void set_words(std::uint32_t pe, const std::vector<std::uint32_t>& v) { data_.at(pe).upload(v); }
+  std::vector<std::uint32_t> words(std::uint32_t pe) const {
+    std::vector<std::uint32_t> out(shape_.words_per_pe);
+    data_.download(out.data(), out.size(), std::size_t(checked_pe(pe)) * shape_.words_per_pe);
+    return out;
+  }
+  void set_words(std::uint32_t pe, const std::vector<std::uint32_t>& v) {
+    if (v.size() > shape_.words_per_pe) throw usage_error("set_words: more words than a PE holds");
+    data_.upload(v.data(), v.size(), std::size_t(checked_pe(pe)) * shape_.words_per_pe);
+  }
   /// PE pe's lock words, lock i at [i] (after a run every one must be free).
   std::vector<std::uint32_t> lock_words(std::uint32_t pe) const {
-    const std::vector<std::uint32_t> all = locks_.at(pe).to_vector();
+    std::vector<std::uint32_t> all(static_cast<std::size_t>(shape_.lock_words_per_pe()));
+    locks_.download(all.data(), all.size(), static_cast<std::size_t>(checked_pe(pe) * shape_.lock_words_per_pe()));
     std::vector<std::uint32_t> out(shape_.locks_per_pe());
     for (std::uint32_t i = 0; i < out.size(); ++i) out[i] = all[std::size_t(i) << shape_.spread];
     return out;
@@ -61,9 +71,12 @@ class sim_space {
     check_layout(l);
     return l;
   }
+  std::uint64_t checked_pe(std::uint32_t pe) const {
+    if (pe >= shape_.npes) throw usage_error("PE " + std::to_string(pe) + " of a space of " + std::to_string(shape_.npes));
+    return pe;
+  }
   layout shape_;
-  std::vector<buffer<std::uint32_t>> data_, locks_;
-  buffer<std::uint32_t*> table_;
+  buffer<std::uint32_t> data_, locks_;
 };
 
 }  // namespace stm::dist

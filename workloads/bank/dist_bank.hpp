@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "stm/detail/lane_pause.hpp"
 #include "stm/dist/dist.hpp"
 #include "stm/error.hpp"
 #include "stm/stats.hpp"
@@ -92,6 +93,21 @@ STM_HD inline std::uint64_t mix(std::uint64_t x) {
 
 /// One logical thread per (PE, thread) of the PEs [first_pe, first_pe + pes):
 /// tid / threads is the PE (relative to first_pe), tid % threads the thread.
+/// With `workers` set, the launch has that many threads (as many as stay
+/// resident) and worker w runs the logical threads w, w + workers, ... below
+/// `logical` one after the other, each under its own priority, as the plain
+/// bank's resident drainers do (docs/design-decisions.md#resident-drainers):
+/// a block of a launch in waves holds its place until its slowest thread is
+/// done. Without (0), one launched thread per logical thread.
+///
+/// One attempt at a time, as the core's transaction table
+/// (stm/detail/txtable_drain.hpp; docs/design-decisions.md#one-attempt-at-a-time):
+/// a lane whose attempt aborted pauses by a deadline (lane_pause) while the
+/// other lanes of its warp go on with their own transfers, and the warp
+/// sleeps only when every lane still running pauses. (A retry loop per lane,
+/// dist::atomically, makes the whole warp wait for its unluckiest lane at
+/// every transfer, and each lane sleep its own pause.) No lane holds a lock
+/// between two turns, so no lane waits for one that does.
 template <class Transport>
 struct transfer_kernel {
   Transport net;
@@ -103,33 +119,80 @@ struct transfer_kernel {
   std::uint64_t seed = 1;
   stats_ref stats;
   unsigned long long* cross_commits = nullptr;  // summed over the threads
+  std::uint32_t workers = 0;   // > 0: launched threads, each running logical threads w, w + workers, ...
+  std::uint32_t logical = 0;   // with workers: logical threads of the launch (PEs x threads)
 
-  STM_HD void operator()(std::uint32_t tid) const {
-    const std::uint32_t pe = first_pe + tid / threads, local = tid % threads;
-    dist::transaction<Transport, 4, 4> tx(net, shape, dist::priority(pe, local, shape.npes));
+  /// Transfer r of thread `local` of PE `pe`: the same on every backend and driver.
+  struct transfer {
+    dist::gptr<int> from, to;
+    int amount = 0;
+    bool across = false;
+  };
+  STM_HD transfer transfer_of(std::uint32_t pe, std::uint32_t local, std::uint32_t r) const {
     const std::uint32_t per_pe = shape.words_per_pe;
+    const std::uint64_t h = mix(seed ^ mix((std::uint64_t(pe) << 40) ^ (std::uint64_t(local) << 20) ^ r));
+    const std::uint64_t h2 = mix(h);
+    transfer t;
+    t.across = shape.npes > 1 && (h & 0xFFFFFFFFull) < cross;
+    t.from = dist::gptr<int>{pe, static_cast<std::uint32_t>((h >> 32) % per_pe)};
+    t.to = dist::gptr<int>{pe, 0};
+    if (t.across) {
+      t.to.pe = (pe + 1 + static_cast<std::uint32_t>(h2 % (shape.npes - 1))) % shape.npes;
+      t.to.index = static_cast<std::uint32_t>((h2 >> 32) % per_pe);
+    } else {  // another account of this PE
+      t.to.index = (t.from.index + 1 + static_cast<std::uint32_t>((h2 >> 32) % (per_pe - 1))) % per_pe;
+    }
+    t.amount = 1 + static_cast<int>(h2 % 10);
+    return t;
+  }
+
+  STM_HD void operator()(std::uint32_t w) const {
+    const std::uint32_t step = workers ? workers : 1u, end = workers ? logical : w + 1u;
+    std::uint32_t tid = w;  // the logical thread this lane runs
+    std::uint32_t pe = first_pe + tid / threads, local = tid % threads;
+    dist::transaction<Transport, 4, 4> tx(net, shape, dist::priority(pe, local, shape.npes));
     unsigned long long crossed = 0;
-    for (std::uint32_t r = 0; r < tpt; ++r) {
-      const std::uint64_t h = mix(seed ^ mix((std::uint64_t(pe) << 40) ^ (std::uint64_t(local) << 20) ^ r));
-      const std::uint64_t h2 = mix(h);
-      const bool across = shape.npes > 1 && (h & 0xFFFFFFFFull) < cross;
-      const dist::gptr<int> from{pe, static_cast<std::uint32_t>((h >> 32) % per_pe)};
-      dist::gptr<int> to{pe, 0};
-      if (across) {
-        to.pe = (pe + 1 + static_cast<std::uint32_t>(h2 % (shape.npes - 1))) % shape.npes;
-        to.index = static_cast<std::uint32_t>((h2 >> 32) % per_pe);
-      } else {  // another account of this PE
-        to.index = (from.index + 1 + static_cast<std::uint32_t>((h2 >> 32) % (per_pe - 1))) % per_pe;
+    std::uint32_t r = tid < end ? 0u : tpt;  // the transfer this lane is at (none: a worker beyond the logical threads)
+    bool again = false;      // its last attempt aborted on a conflict: retry it
+    transfer t{};
+    stm::detail::lane_pause waiting;  // no turn before its deadline
+    std::uint32_t live = platform::active_mask();
+    for (;;) {
+      if (r == tpt && tid + step < end) {  // the next logical thread of this worker
+        tid += step;
+        pe = first_pe + tid / threads;
+        local = tid % threads;
+        tx.set_priority(dist::priority(pe, local, shape.npes));  // between transactions: no lock held
+        r = 0;
       }
-      const int amount = 1 + static_cast<int>(h2 % 10);
-      dist::atomically(tx, [&](auto& t) {
-        const int a = TX_READ_IN(t, from);
-        if (a < amount) return;  // too little money: commits read-only, moves nothing
-        TX_WRITE_IN(t, from, a - amount);
-        const int b = TX_READ_IN(t, to);
-        TX_WRITE_IN(t, to, b + amount);
+      const bool done = r == tpt;
+      live = platform::ballot(live, !done);
+      if (done) break;
+      if (!stm::detail::lane_turn(live, waiting)) continue;  // pausing, or the warp slept
+      if (again) {
+        tx.retry();
+      } else {
+        t = transfer_of(pe, local, r);
+        tx.begin();
+      }
+      const transfer cur = t;
+      dist::attempt(tx, [&](auto& x) {
+        // Both reads before any test of what they read, as the plain bank's
+        // transfer (workloads/bank/bank.hpp, apply()): their loads are in
+        // flight together, one round trip instead of two.
+        const int a = TX_READ_IN(x, cur.from);
+        const int b = TX_READ_IN(x, cur.to);
+        if (a < cur.amount) return;  // too little money: commits read-only, moves nothing
+        TX_WRITE_IN(x, cur.from, a - cur.amount);
+        TX_WRITE_IN(x, cur.to, b + cur.amount);
       });
-      if (across && tx.committed() && tx.writes() != 0) ++crossed;
+      again = dist::retryable(tx);
+      if (again) {
+        waiting.start(tx.pause_ns());
+        continue;
+      }
+      if (t.across && tx.committed() && tx.writes() != 0) ++crossed;
+      ++r;
     }
     stats.add(tx.counters());
     if (crossed) atomic_ref<unsigned long long>(*cross_commits).fetch_add(crossed, memory_order_relaxed);
@@ -149,8 +212,10 @@ outcome run_sim(const config& c) {
   buffer<unsigned long long> crossed(Exec::where, 1);
   transfer_kernel<dist::sim_transport> k{space.transport(), shape, 0, c.threads, c.tpt, threshold(c.cross), c.seed,
                                          stats.ref(), crossed.data()};
+  k.logical = c.npes * c.threads;
+  k.workers = Exec::template resident<transfer_kernel<dist::sim_transport>>(k.logical);
   outcome out;
-  out.seconds = Exec::run(c.npes * c.threads, k);
+  out.seconds = Exec::run(k.workers, k);
   out.stats = stats.read();
   out.cross_commits = crossed.to_vector()[0];
   out.transfers = std::uint64_t(c.npes) * c.threads * c.tpt;

@@ -27,16 +27,20 @@ namespace stm::dist {
 
 enum class region : std::uint32_t { data = 0, locks = 1 };
 
-/// N simulated PEs in one address space: bases[r * npes + pe] is PE pe's array
-/// of region r (in the backend's memory; the table itself too). Atomics are
-/// the library's (device scope on the GPU; checked by TSan on the CPU), fences
-/// the platform's.
+/// N simulated PEs in one address space: region r of every PE in one array,
+/// PE pe's part at base[r] + pe x stride[r] (in the backend's memory). A word's
+/// address is arithmetic on the transport's own fields (kernel parameters on
+/// the GPU): no table to load in front of every access, which after an
+/// acquire fence (an L1 invalidation) would cost a round trip of its own.
+/// Atomics are the library's (device scope on the GPU; checked by TSan on the
+/// CPU), fences the platform's.
 struct sim_transport {
-  std::uint32_t* const* bases = nullptr;
-  std::uint32_t npes = 0;
+  std::uint32_t* base[2] = {nullptr, nullptr};  // region data, region locks
+  std::uint64_t stride[2] = {0, 0};             // words per PE of each region
 
   STM_HD std::uint32_t* word(region r, std::uint32_t pe, std::uint32_t index) const {
-    return bases[static_cast<std::uint32_t>(r) * npes + pe] + index;
+    const std::uint32_t i = static_cast<std::uint32_t>(r);
+    return base[i] + pe * stride[i] + index;
   }
   STM_HD std::uint32_t load(region r, std::uint32_t pe, std::uint32_t index,
                             cuda::std::memory_order order = memory_order_relaxed) const {

@@ -8,18 +8,30 @@
 // the priority rule global (priorities unique across PEs):
 //
 //   read     w1 = lock.load, v = data.load, both relaxed and in flight
-//            together (one round trip to a remote PE). A final lock is
-//            polled a few times, then the attempt aborts (read_locked).
+//            together (one round trip to a remote PE), and nothing waits
+//            for them: no branch on w1, so the reads of a body go out
+//            together. A final lock is only noted (the commit then fails
+//            as read_locked before it takes any lock), and so is a pre-lock
+//            of a higher priority (an update then fails as prelock: step 1
+//            would refuse it, step 2 abort on it), as the core's non-opaque
+//            reads (stm/detail/tx_core.hpp; prstm::dooms_read).
 //            The pair may be torn: the commit validates every read by
-//            version AND value behind its fence (C) or (S), as the core's
-//            commit-time validation (Opaque = false, stm/detail/tx_core.hpp).
+//            version AND value behind its fence (C), (P) or (S), as the
+//            core's commit-time validation (Opaque = false).
 //   commit   1. pre-lock every lock of the write set: CAS unlocked(v) ->
 //               prelocked(v, p); refused by a moved version, a final lock
 //               or a higher priority's pre-lock (abort prelock); a lower
 //               priority's pre-lock is stolen, only once no lock refused.
 //            (C) fence_seq_cst: pre-locks before the read validation (Dekker:
 //               of two committers that each pre-lock what the other reads,
-//               one sees the other's pre-lock).
+//               one sees the other's pre-lock). When every read is of a
+//               location we write (covered: nothing is validated under
+//               another's lock), (P) instead: fence_acquire, the pre-lock
+//               CASes before the covered values are loaded (pairs with (B)
+//               of the holder whose unlock the CAS read), as the core's
+//               prstm (stm/prstm.hpp; the cycles that (C) and (S) break,
+//               docs/stm-core.md#read-only-validation, assume exactly this
+//               of an update whose reads are all covered).
 //            2. validate the reads: same version, no final lock, same value;
 //               a read pre-locked by a higher priority aborts (validation),
 //               by a lower one is stolen (its writer then fails step 3:
@@ -27,11 +39,16 @@
 //               must be the one we pre-locked at.
 //            3. CAS each pre-lock to the final lock; a failure means a
 //               higher priority stole it: abort (lock).
-//               The values of the reads of locations we write are checked
-//               now (nobody can change them under our final locks).
+//               The values of the reads of locations we write are loaded
+//               with these CASes (nobody can change them while we hold the
+//               pre-locks without stealing one, which fails our CAS) and
+//               checked after (A).
 //            (A) fence_release: final locks before the write-back (a
 //               validation that sees a written-back value sees the final
-//               lock or the bumped version).
+//               lock or the bumped version); issued behind the CASes
+//               before their results are tested.
+//            Each step's CASes (and loads) are issued before any result
+//            is tested: one round trip per step, as in the core's prstm.
 //            4. write back; (B) fence_release; unlock with the version bumped
 //               (pairs with the acquire of a pre-lock CAS that reads it, and
 //               of the fences (C) and (S) of a later validation); give back
@@ -54,6 +71,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "stm/backoff.hpp"
 #include "stm/detail/tx_scan.hpp"
 #include "stm/dist/detail/layout.hpp"
 #include "stm/dist/detail/transport.hpp"
@@ -78,6 +96,9 @@ class transaction {
       : net_(t), shape_(shape), prio_(priority) {}
 
   STM_HD std::uint32_t priority() const { return prio_; }
+  /// Run the next transactions under priority p (unique across PEs, as the
+  /// constructor's). Only between transactions: this one holds no lock then.
+  STM_HD void set_priority(std::uint32_t p) { prio_ = p; }
   STM_HD tx_status status() const { return status_; }
   STM_HD abort_cause cause() const { return cause_; }
   STM_HD bool active() const { return status_ == tx_status::active; }
@@ -115,17 +136,11 @@ class transaction {
       if (own) return stm::detail::from_bits<T>(mine);
     }
     const std::uint32_t slot = shape_.lock_slot(a.index);
-    std::uint32_t w1 = 0, v = 0;
-    for (std::uint32_t polls = 0;; ++polls) {
-      w1 = net_.load(region::locks, a.pe, slot);
-      v = net_.load(region::data, a.pe, a.index);
-      if (!lock_word::is_locked(w1)) break;
-      if (polls == read_polls) {
-        fail(abort_cause::read_locked);
-        return T{};
-      }
-      platform::backoff_ns(64);
-    }
+    const std::uint32_t w1 = net_.load(region::locks, a.pe, slot);
+    const std::uint32_t v = net_.load(region::data, a.pe, a.index);
+    // Noted, not tested: a select, so that nothing waits for the loads here.
+    notes_ |= (w1 & lock_word::lock_bit) |
+              (lock_word::is_prelocked(w1) && outranks(lock_word::owner(w1), prio_) ? lock_word::prelock_bit : 0u);
     if (n_reads_ == MaxReads) {
       fail(abort_cause::capacity);
       return T{};
@@ -189,6 +204,14 @@ class transaction {
   /// it committed; else status() is aborted and cause() says why.
   STM_HD bool commit() {
     if (!active()) return false;
+    // A read met a final lock (its snapshot may be torn), or an update read
+    // a word that a higher priority has pre-locked: fail before any lock. A
+    // read-only commit ignores the pre-lock note (its validation fails on
+    // any pre-lock still held then).
+    if ((notes_ & lock_word::lock_bit) != 0 || (notes_ != 0 && n_writes_ != 0)) {
+      fail((notes_ & lock_word::lock_bit) != 0 ? abort_cause::read_locked : abort_cause::prelock);
+      return false;
+    }
     if (n_writes_ == 0) return commit_read_only();
     return prelock_writes() && validate_reads() && finalize();
   }
@@ -197,22 +220,38 @@ class transaction {
   // commits of several transactions step by step. Each returns false after it
   // released this attempt's locks and recorded the cause.
 
-  /// Step 1, then (C).
+  /// Step 1, then (C) or (P).
   STM_HD bool prelock_writes() {
-    bool missed = false;
-    const bool taken = each<MaxWrites>(n_locks_, [&](std::uint32_t k) {  // first pass: free words only, no steal
-      lock_entry& e = locks_[k];
-      std::uint32_t seen = lock_word::make_unlocked(e.version);
-      if (net_.cas(region::locks, e.pe, e.slot, seen, lock_word::make_prelocked(e.version, prio_))) e.state = lock_pre;
-      else if (refuses(e, seen)) return false;
-      else missed = true;
+    // First pass: free words only, no steal. Every CAS is issued before any
+    // result is tested (one round trip for the batch, as the core's
+    // prstm::prelock_all): with the test beside its CAS, the next CAS waits
+    // for the previous one's result.
+    std::uint32_t seen[MaxWrites] = {};
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
+      const lock_entry& e = locks_[k];
+      seen[k] = lock_word::make_unlocked(e.version);  // the CAS leaves the word's old value here
+      net_.cas(region::locks, e.pe, e.slot, seen[k], lock_word::make_prelocked(e.version, prio_));
       return true;
     });
-    if (!taken) return abort_releasing(abort_cause::prelock);
-    if (missed && !each<MaxWrites>(n_locks_, [&](std::uint32_t k) {  // second pass: steal lower priorities
+    bool missed = false, refused = false;
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
+      lock_entry& e = locks_[k];
+      platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
+      if (seen[k] == lock_word::make_unlocked(e.version)) {
+        e.state = lock_pre;
+      } else {
+        missed = true;
+        refused |= refuses(e, seen[k]);
+      }
+      return true;
+    });
+    if (refused) return abort_releasing(abort_cause::prelock);
+    // Second pass, only when a first CAS missed and none was refused: steal
+    // the lower priorities' pre-locks, starting from the word the CAS saw.
+    if (missed && !each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
           lock_entry& e = locks_[k];
           if (e.state == lock_pre) return true;
-          std::uint32_t cur = net_.load(region::locks, e.pe, e.slot);
+          std::uint32_t cur = seen[k];
           for (;;) {
             if (refuses(e, cur)) return false;
             if (net_.cas(region::locks, e.pe, e.slot, cur, lock_word::make_prelocked(e.version, prio_))) {
@@ -223,7 +262,8 @@ class transaction {
           }
         }))
       return abort_releasing(abort_cause::prelock);
-    net_.fence_seq_cst();  // (C)
+    if (all_reads_covered()) net_.fence_acquire();  // (P): nothing to validate under another's lock
+    else net_.fence_seq_cst();                      // (C)
     return true;
   }
 
@@ -253,22 +293,43 @@ class transaction {
 
   /// Step 3, the covered values, (A), write-back, (B), unlock.
   STM_HD bool finalize() {
-    bool locked = true;
+    // One batch: the value loads of the covered reads go out with the
+    // final-lock CASes (we hold their pre-locks, so nobody can commit those
+    // words without stealing, which fails our CAS), and (A) follows the CASes
+    // before any result is tested, so that its round trip overlaps theirs
+    // (the core's prstm::lock_and_check_covered; a failed attempt pays a
+    // fence it did not need). The results are tested through a fence_anchor,
+    // which keeps the tests below (A).
+    std::uint32_t value[MaxReads] = {};
+    std::uint32_t seen[MaxWrites] = {};
+    platform::fence_anchor anchor;
+    each<MaxReads>(n_reads_, [&](std::uint32_t i) {
+      const read_entry& r = reads_[i];
+      std::uint32_t ignored = 0;
+      value[i] = own_lock(r.pe, r.slot, ignored) ? net_.load(region::data, r.pe, r.index) : r.value;
+      return true;
+    });
+    each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
+      const lock_entry& e = locks_[k];
+      seen[k] = lock_word::make_prelocked(e.version, prio_);  // the CAS leaves the word's old value here
+      net_.cas(region::locks, e.pe, e.slot, seen[k], lock_word::make_locked(e.version, prio_));
+      return true;
+    });
+    net_.fence_release();  // (A)
+    const std::uint32_t zero = anchor.zero();
+    bool locked = true, values = true;
     each<MaxWrites>(n_locks_, [&](std::uint32_t k) {
       lock_entry& e = locks_[k];
-      std::uint32_t expect = lock_word::make_prelocked(e.version, prio_);
-      if (net_.cas(region::locks, e.pe, e.slot, expect, lock_word::make_locked(e.version, prio_))) e.state = lock_final;
-      else locked = false;
+      if (seen[k] + zero == lock_word::make_prelocked(e.version, prio_)) e.state = lock_final;
+      else locked = false;  // a higher priority stole the pre-lock
+      return true;
+    });
+    each<MaxReads>(n_reads_, [&](std::uint32_t i) {
+      values &= value[i] == reads_[i].value;
       return true;
     });
     if (!locked) return abort_releasing(abort_cause::lock);
-    const bool values = each<MaxReads>(n_reads_, [&](std::uint32_t i) {
-      const read_entry& r = reads_[i];
-      std::uint32_t ignored = 0;
-      return !own_lock(r.pe, r.slot, ignored) || net_.load(region::data, r.pe, r.index) == r.value;
-    });
     if (!values) return abort_releasing(abort_cause::validation);
-    net_.fence_release();  // (A)
     each<MaxWrites>(n_writes_, [&](std::uint32_t i) {
       net_.store(region::data, writes_[i].pe, writes_[i].index, writes_[i].value);
       return true;
@@ -287,21 +348,19 @@ class transaction {
   }
 
   /// Exponential randomized pause before the next attempt (nanoseconds):
-  /// uniform in [0, min(32 x 2^attempt, cap)).
-  STM_HD std::uint32_t pause_ns(std::uint32_t cap = 1u << 17) const {
-    const std::uint32_t shift = attempt_ < 12 ? attempt_ : 12u;
-    const std::uint32_t span = (32u << shift) < cap ? (32u << shift) : cap;
-    std::uint32_t h = prio_ * 0x9E3779B1u ^ (attempt_ + 1u) * 0x85EBCA77u;
-    h ^= h >> 15;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12;
-    return span ? h % span : 0u;
+  /// uniform in [0, min(32 x 2^attempt, cap)), the core's prstm pause
+  /// (stm::backoff_span_ns over the priority) with its cap of 1 ms
+  /// (docs/design-decisions.md#prstm-pause-cap). (The span used to stop
+  /// doubling at 2^12 x 32 ns = 131 us whatever the cap.)
+  static constexpr std::uint32_t default_pause_cap_ns = 1000000;
+  STM_HD std::uint32_t pause_ns(std::uint32_t cap = default_pause_cap_ns) const {
+    return stm::backoff_span_ns(prio_, attempt_, cap);
   }
 
  private:
   static constexpr std::uint8_t lock_none = 0, lock_pre = 1, lock_final = 2;
-  /// A read or write that finds a final lock polls it this many times (its
-  /// owner only writes back), then aborts.
+  /// A blind write (no earlier read of its lock) that finds a final lock
+  /// polls it this many times (its owner only writes back), then aborts.
   static constexpr std::uint32_t read_polls = 32;
 
   struct read_entry {
@@ -346,6 +405,16 @@ class transaction {
       return !found;
     });
     return found;
+  }
+
+  /// Every read is of a lock in our write set (checked by version in step 2,
+  /// by value under the final lock): step 2 loads nothing, and no Dekker
+  /// pairing with another committer's pre-locks is needed.
+  STM_HD bool all_reads_covered() const {
+    return each<MaxReads>(n_reads_, [&](std::uint32_t i) {
+      std::uint32_t ignored = 0;
+      return own_lock(reads_[i].pe, reads_[i].slot, ignored);
+    });
   }
 
   STM_HD bool commit_read_only() {
@@ -399,13 +468,19 @@ class transaction {
 
   STM_HD void fail(abort_cause c) {
     if (!active()) return;
+    // A body that read through a final lock may have decided on a torn
+    // snapshot (no funds, a longer path that overflows a set): that verdict
+    // is not final, the conflict is, and the transaction is retried.
+    if ((notes_ & lock_word::lock_bit) != 0) c = abort_cause::read_locked;
     status_ = c == abort_cause::semantic ? tx_status::semantic : tx_status::aborted;
     cause_ = c;
-    ++counters_.aborts[static_cast<std::uint32_t>(c)];
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < num_abort_causes; ++k)  // constant indices: the counters stay in registers
+      if (k == static_cast<std::uint32_t>(c)) ++counters_.aborts[k];
   }
 
   STM_HD void reset() {
-    n_reads_ = n_writes_ = n_locks_ = 0;
+    n_reads_ = n_writes_ = n_locks_ = notes_ = 0;
     status_ = tx_status::active;
   }
 
@@ -416,11 +491,32 @@ class transaction {
   abort_cause cause_ = abort_cause::read_locked;
   std::uint32_t attempt_ = 0;
   std::uint32_t n_reads_ = 0, n_writes_ = 0, n_locks_ = 0;
+  // lock_word::lock_bit: a read met a final lock; lock_word::prelock_bit: a
+  // read met a pre-lock of a higher priority (see read()).
+  std::uint32_t notes_ = 0;
   tx_counters counters_;
   read_entry reads_[MaxReads] = {};
   write_entry writes_[MaxWrites] = {};
   lock_entry locks_[MaxWrites] = {};
 };
+
+/// One attempt of body on tx, which the caller has begun (tx.begin()) or
+/// retried (tx.retry()): the body, then the commit if the attempt is still
+/// active. Returns tx.status(). For a driver that schedules the retries of
+/// its lanes itself (the partitioned bank: workloads/bank/dist_bank.hpp).
+template <class Tx, class Body>
+STM_HD tx_status attempt(Tx& tx, Body&& body) {
+  body(tx);
+  if (tx.active()) tx.commit();
+  return tx.status();
+}
+
+/// Whether tx's last attempt is to be run again: it aborted on a concurrent
+/// conflict (not a semantic conflict, not a set overflow).
+template <class Tx>
+STM_HD bool retryable(const Tx& tx) {
+  return tx.status() == tx_status::aborted && tx.cause() != abort_cause::capacity;
+}
 
 /// Run body(tx) as one transaction until it commits, declares a semantic
 /// conflict or overflows a set (then it is not retried), pausing
@@ -431,9 +527,8 @@ template <class Tx, class Body>
 STM_HD tx_status atomically(Tx& tx, Body&& body) {
   tx.begin();
   for (;;) {
-    body(tx);
-    if (tx.active()) tx.commit();
-    if (tx.status() != tx_status::aborted || tx.cause() == abort_cause::capacity) return tx.status();
+    attempt(tx, body);
+    if (!retryable(tx)) return tx.status();
     platform::backoff_ns(tx.pause_ns());
     tx.retry();
   }
