@@ -27,9 +27,10 @@
 //    opaque attempt of R reads costs O(R) checks while no update commits. A
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
-//    its attempts (or aborted 4 x EscalateAfter times), runs its next attempt
-//    escalated (read-only ones side by side under shared locks, an update
-//    alone per table): it locks what it touches and cannot
+//    its attempts, runs its next attempt escalated if it has not written yet
+//    or if at least half of its aborts were on locks; any transaction does
+//    after 4 x EscalateAfter aborts (read-only ones side by side under shared
+//    locks, an update alone per table): it locks what it touches and cannot
 //    abort on a conflict, so it commits by that attempt (one later if it
 //    escalated as read-only and then wrote; docs/stm-core.md#escalation). A descriptor with fewer than
 //    EscalateMinReads reads never escalates. The lock table's throttle
@@ -99,7 +100,7 @@ class transaction {
   /// Start a new transaction (resets the attempt count).
   STM_HD void begin() {
     core_.attempt = 0;
-    if constexpr (Config::escalates) core_.long_tx = core_.wrote = 0;
+    if constexpr (Config::escalates) core_.reset_escalation_history();
     open_attempt();
   }
 
@@ -235,7 +236,7 @@ class transaction {
  private:
   STM_HD void next_attempt() {
     ++core_.attempt;
-    core_.note_attempt_length();
+    core_.note_attempt();
     open_attempt();
   }
   /// Attempt core_.attempt begins: empty sets, the manager told.

@@ -320,9 +320,9 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
       if (table.has_clock()) snap = table.clock_word().load(memory_order_acquire);
   }
 
-  /// After a failed attempt, before the next one: remember whether it was long.
-  STM_HD void note_attempt_length() {
-    if constexpr (Config::escalates) esc::note_attempt_length(n_reads, n_writes);  // the state only escalation reads
+  /// After a failed attempt, before the next one: what escalation's rule reads.
+  STM_HD void note_attempt() {
+    if constexpr (Config::escalates) esc::note_attempt(n_reads, n_writes, cause);
   }
 
   /// Commit of an escalated attempt: it holds every lock it needs, so it

@@ -4,8 +4,15 @@
 // its mechanics, each taking the descriptor.
 //
 // A transaction that has aborted EscalateAfter times on concurrent conflicts,
-// and one of whose attempts read at least EscalateMinReads locations (or that
-// has aborted 4 x EscalateAfter times), runs its next attempt escalated:
+// and one of whose attempts read at least EscalateMinReads locations, runs its
+// next attempt escalated if it has not written yet or if at least half of its
+// aborts were on locks (read_locked, prelock, lock: it keeps losing races for
+// the same locations, a hot spot that retrying does not cure); an update whose
+// aborts were mostly failed validations (a long read set meeting unrelated
+// commits, which a retry usually survives) waits until 4 x EscalateAfter, as
+// does any transaction. Once escalated, every later attempt of it is too.
+// Why the cause matters, with the measurements: docs/design-decisions.md#escalation-cause.
+// Escalated, an attempt runs:
 //  - exclusive (an earlier attempt wrote): the table's escalation token alone,
 //    then every location it reads or writes taken as a final lock of its own
 //    when first touched (hold());
@@ -25,6 +32,7 @@
 #include "stm/lock_table.hpp"
 #include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
+#include "stm/tx_config.hpp"
 #include "stm/tx_sets.hpp"
 
 namespace stm::detail {
@@ -37,19 +45,30 @@ struct tx_escalation {
   std::uint8_t escalated = 0;  // this attempt runs escalated: escalated_exclusive or escalated_shared
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   std::uint8_t wrote = 0;      // an attempt of this transaction wrote: it escalates exclusively
+  std::uint8_t lock_aborts = 0;  // aborts of this transaction on locks (read_locked, prelock, lock), at most 255
+  std::uint8_t was_escalated = 0;  // an attempt of this transaction ran escalated: so do the later ones
 
-  /// The next attempt (0-based `attempt`) runs escalated. The table's
-  /// throttle may move EscalateAfter (throttle_config::escalate_after; 0 leaves it).
+  /// The next attempt (0-based `attempt`) runs escalated (the rule above).
+  /// The table's throttle may move EscalateAfter (throttle_config::escalate_after;
+  /// 0 leaves it).
   STM_HD bool escalation_due(const lock_table_ref& t, std::uint32_t attempt) const {
     const std::uint32_t after = t.throttle.escalate_after != 0 ? t.throttle.escalate_after : Config::escalate_after;
-    return attempt >= after && (long_tx || attempt >= 4 * after) && t.escalation != nullptr;
+    if (attempt < after || t.escalation == nullptr) return false;
+    return was_escalated || attempt >= 4 * after || (long_tx && (!wrote || 2u * lock_aborts >= attempt));
   }
 
-  /// After a failed attempt, before the next one: remember whether it was long.
-  STM_HD void note_attempt_length(std::uint32_t n_reads, std::uint32_t n_writes) {
+  /// After a failed attempt, before the next one: remember whether it was
+  /// long, whether it wrote, and whether it lost a lock.
+  STM_HD void note_attempt(std::uint32_t n_reads, std::uint32_t n_writes, abort_cause cause) {
     if (n_reads >= Config::escalate_min_reads) long_tx = 1;
     if (n_writes != 0) wrote = 1;
+    const bool on_lock =
+        cause == abort_cause::read_locked || cause == abort_cause::prelock || cause == abort_cause::lock;
+    if (on_lock && lock_aborts < 255) ++lock_aborts;
   }
+
+  /// A new transaction (begin()): nothing of the last one's attempts counts.
+  STM_HD void reset_escalation_history() { long_tx = wrote = lock_aborts = was_escalated = 0; }
 
   /// Take the escalation token exclusively: once no other transaction holds
   /// it, exclusively or shared. While waiting, the token's intent bit keeps
@@ -72,6 +91,7 @@ struct tx_escalation {
       }
     }
     escalated = escalated_exclusive;
+    was_escalated = 1;
     ++tx.counters.escalations;
   }
 
@@ -89,6 +109,7 @@ struct tx_escalation {
         break;
     }
     escalated = escalated_shared;
+    was_escalated = 1;
     ++tx.counters.escalations;
   }
 
