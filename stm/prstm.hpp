@@ -325,11 +325,18 @@ struct prstm_ranked : manager_base, Rank {
           else locked = false;
         }
     } else {
-      Core::template each<R>(tx.n_reads, [&](std::uint32_t i) {
-        const auto& r = tx.reads[i];
-        if (r.covered) values_ok &= load_word(r.addr, r.size) == r.value;
-        return true;
-      });
+      // The covered values in batches (each_loaded: 8 loads in flight, then
+      // their checks), not one load and its test after another: a large read
+      // set paid one round trip per covered read here, where backoff checks
+      // them in its validation batch (docs/design-decisions.md#prstm-covered-batch).
+      // An uncovered read's look is its own recorded value: no load.
+      values_ok = Core::template each_loaded<R>(
+          tx.n_reads,
+          [&](std::uint32_t i) {
+            const auto& r = tx.reads[i];
+            return r.covered ? load_word(r.addr, r.size) : r.value;
+          },
+          [&](std::uint32_t i, std::uint64_t v) { return v == tx.reads[i].value; });
       Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
         auto& e = tx.locks[k];
         std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
