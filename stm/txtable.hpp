@@ -109,7 +109,8 @@ struct txtable_policy {
 /// how long an attempt takes against how long the thread pauses).
 struct txtable_drain_times {
   std::uint64_t attempt_ticks = 0;  ///< inside the run functor, in platform::ticks (SM cycles on the GPU, ns on the CPU)
-  std::uint64_t pause_ns = 0;       ///< pauses asked for: the manager's after aborts, and idle passes' back-off
+  /// Pauses asked for: the manager's after aborts, admission's refusals, idle passes' back-off.
+  std::uint64_t pause_ns = 0;
   std::uint64_t ticks = 0;          ///< the whole drain of the block, in platform::ticks
   std::uint64_t ns = 0;             ///< the same on the device-wide clock (platform::global_ns)
 };
