@@ -326,9 +326,9 @@ struct prstm_ranked : manager_base, Rank {
         }
     } else {
       // The covered values in batches (each_loaded: 8 loads in flight, then
-      // their checks), not one load and its test after another: a large read
-      // set paid one round trip per covered read here, where backoff checks
-      // them in its validation batch (docs/design-decisions.md#prstm-covered-batch).
+      // their checks), not one load and its test after another (a round trip
+      // per covered read), as backoff checks them in its validation batch;
+      // docs/design-decisions.md#prstm-covered-batch has what it measured.
       // An uncovered read's look is its own recorded value: no load.
       values_ok = Core::template each_loaded<R>(
           tx.n_reads,
