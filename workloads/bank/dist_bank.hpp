@@ -175,16 +175,15 @@ struct transfer_kernel {
         t = transfer_of(pe, local, r);
         tx.begin();
       }
-      const transfer cur = t;
       dist::attempt(tx, [&](auto& x) {
         // Both reads before any test of what they read, as the plain bank's
         // transfer (workloads/bank/bank.hpp, apply()): their loads are in
         // flight together, one round trip instead of two.
-        const int a = TX_READ_IN(x, cur.from);
-        const int b = TX_READ_IN(x, cur.to);
-        if (a < cur.amount) return;  // too little money: commits read-only, moves nothing
-        TX_WRITE_IN(x, cur.from, a - cur.amount);
-        TX_WRITE_IN(x, cur.to, b + cur.amount);
+        const int a = TX_READ_IN(x, t.from);
+        const int b = TX_READ_IN(x, t.to);
+        if (a < t.amount) return;  // too little money: commits read-only, moves nothing
+        TX_WRITE_IN(x, t.from, a - t.amount);
+        TX_WRITE_IN(x, t.to, b + t.amount);
       });
       again = dist::retryable(tx);
       if (again) {
