@@ -28,7 +28,7 @@
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
 //    its attempts, runs its next attempt escalated if it has not written yet
-//    or if at least half of its aborts were on locks; any transaction does
+//    or if at least half of its aborts lost a lock of its write set; any transaction does
 //    after 4 x EscalateAfter aborts (read-only ones side by side under shared
 //    locks, an update alone per table): it locks what it touches and cannot
 //    abort on a conflict, so it commits by that attempt (one later if it

@@ -33,7 +33,8 @@ namespace stm {
 /// EscalateAfter (0: never) and EscalateMinReads: a transaction escalates
 /// (docs/stm-core.md#escalation) at its attempt EscalateAfter (0-based) once one
 /// of its attempts read at least EscalateMinReads locations, if it has not
-/// written yet or at least half of its aborts were on locks, and at attempt
+/// written yet or at least half of its aborts lost a lock of its write set
+/// (a pre-lock refused or stolen), and at attempt
 /// 4 x EscalateAfter in any case; a descriptor with MaxReads below
 /// EscalateMinReads never does. A lock table's throttle may stand in for
 /// EscalateAfter (stm::throttle_config::escalate_after, 0 by default: not).

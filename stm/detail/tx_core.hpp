@@ -322,7 +322,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
 
   /// After a failed attempt, before the next one: what escalation's rule reads.
   STM_HD void note_attempt() {
-    if constexpr (Config::escalates) esc::note_attempt(n_reads, n_writes, cause);
+    if constexpr (Config::escalates) esc::note_attempt(n_reads, n_writes, cause, read_notes);
   }
 
   /// Commit of an escalated attempt: it holds every lock it needs, so it

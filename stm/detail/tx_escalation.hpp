@@ -6,9 +6,10 @@
 // A transaction that has aborted EscalateAfter times on concurrent conflicts,
 // and one of whose attempts read at least EscalateMinReads locations, runs its
 // next attempt escalated if it has not written yet or if at least half of its
-// aborts were on locks (read_locked, prelock, lock: it keeps losing races for
-// the same locations, a hot spot that retrying does not cure); an update whose
-// aborts were mostly failed validations (a long read set meeting unrelated
+// aborts lost a lock of its own write set (its commit's pre-lock refused, or
+// stolen: it keeps losing races for the same locations, a hot spot that
+// retrying does not cure); an update whose aborts were mostly failed
+// validations or reads that met a lock (a long read set meeting unrelated
 // commits, which a retry usually survives) waits until 4 x EscalateAfter, as
 // does any transaction. Once escalated, every later attempt of it is too.
 // Why the cause matters, with the measurements: docs/design-decisions.md#escalation-cause.
@@ -45,7 +46,7 @@ struct tx_escalation {
   std::uint8_t escalated = 0;  // this attempt runs escalated: escalated_exclusive or escalated_shared
   std::uint8_t long_tx = 0;    // an attempt of this transaction read escalate_min_reads locations
   std::uint8_t wrote = 0;      // an attempt of this transaction wrote: it escalates exclusively
-  std::uint8_t lock_aborts = 0;  // aborts of this transaction on locks (read_locked, prelock, lock), at most 255
+  std::uint8_t lock_aborts = 0;  // aborts of this transaction that lost a lock of its write set, at most 255
   std::uint8_t was_escalated = 0;  // an attempt of this transaction ran escalated: so do the later ones
 
   /// The next attempt (0-based `attempt`) runs escalated (the rule above).
@@ -58,13 +59,19 @@ struct tx_escalation {
   }
 
   /// After a failed attempt, before the next one: remember whether it was
-  /// long, whether it wrote, and whether it lost a lock.
-  STM_HD void note_attempt(std::uint32_t n_reads, std::uint32_t n_writes, abort_cause cause) {
+  /// long, whether it wrote, and whether it lost a lock of its own write set:
+  /// its commit's pre-lock refused (prelock, unless `notes`, the attempt's
+  /// read notes, carry a pre-lock: then an update's commit failed on a read
+  /// before taking any lock) or its pre-lock stolen (lock). A read that met a
+  /// lock (read_locked, also a boosted set's busy key) does not count: the
+  /// holder is publishing, and an escalated holder's locks would otherwise make
+  /// every reader behind it escalate in turn.
+  STM_HD void note_attempt(std::uint32_t n_reads, std::uint32_t n_writes, abort_cause cause, std::uint32_t notes) {
     if (n_reads >= Config::escalate_min_reads) long_tx = 1;
     if (n_writes != 0) wrote = 1;
-    const bool on_lock =
-        cause == abort_cause::read_locked || cause == abort_cause::prelock || cause == abort_cause::lock;
-    if (on_lock && lock_aborts < 255) ++lock_aborts;
+    const bool lost_own_lock =
+        cause == abort_cause::lock || (cause == abort_cause::prelock && (notes & lock_word::prelock_bit) == 0);
+    if (lost_own_lock && lock_aborts < 255) ++lock_aborts;
   }
 
   /// A new transaction (begin()): nothing of the last one's attempts counts.

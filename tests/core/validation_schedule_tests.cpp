@@ -319,8 +319,8 @@ TEST_F(ValidationSchedule, OpaqueReadOnlyTransactionFailsAtTheReadThatClosesTheC
 // locks, or its write locks before the values are out) would let another
 // transaction read the old value of a location whose write is under way, or
 // overwrite one the escalated transaction's writes depend on.
-//   E (thread 4): attempt 0 reads x, y, z, writes x and y and meets a lock it
-//   cannot see (lock_conflict, retried); attempt 1 runs escalated exclusively
+//   E (thread 4): attempt 0 reads x, y, z, writes x and y, and its commit
+//   meets another's final lock on x (a lost lock, retried); attempt 1 runs escalated exclusively
 //   (EscalateAfter = 1, EscalateMinReads = 1), takes x, y and z as its final
 //   locks, writes x = x + z and y = y + z, and commits.
 TEST_F(ValidationSchedule, EscalatedCommitHoldsEveryLockUntilItsWriteBackIsDone) {
@@ -337,8 +337,13 @@ TEST_F(ValidationSchedule, EscalatedCommitHoldsEveryLockUntilItsWriteBackIsDone)
       tx.write(x, xv + zv);
       tx.write(y, yv + zv);
       if (attempt == 0) {
-        tx.lock_conflict();
-        if (!tx.retry()) break;
+        // Its commit meets another's final lock on x (thread 9): a lost lock.
+        const auto xl = table.word(table.index_of(x));
+        const std::uint32_t free_word = xl.load(stm::memory_order_relaxed);
+        xl.store(stm::lock_word::make_locked(stm::lock_word::version(free_word), 9), stm::memory_order_relaxed);
+        const bool committed = tx.commit();
+        xl.store(free_word, stm::memory_order_relaxed);
+        if (committed || !tx.retry()) break;
         continue;
       }
       perturb::set_thread_hook(&stop_at::hook, &e_stop);
