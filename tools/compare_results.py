@@ -38,11 +38,13 @@ CONFIG = ["workload", "backend", "impl", "cm", "priority", "variant", "experimen
           "pairs_per_thread", "ops", "threads", "tpt", "hash", "lock_spread", "semantic", "read_only", "presort",
           "cm_wait", "cm_backoff", "elim_slots", "offer_ns", "opaque", "clock", "driver", "read_all",
           "audit_size", "auditors", "writers", "resident_cap", "cap_by", "admission", "admission_patience",
-          "admission_heat", "admission_pause_log2", "escalate_after"]
+          "admission_heat", "admission_pause_log2", "escalate_after", "one_shot"]
 # Values that mean "the default" (absent in rows written before the field was).
 NEUTRAL = {"hash": {1}, "lock_spread": {1}, "presort": {False}, "cm_wait": {0}, "cm_backoff": {0},
            "priority": {"", "tid"}, "opaque": {False}, "clock": {False}, "variant": {""}, "label": {""},
-           "driver": {"table"}, "read_all": {0}, "audit_size": {0}, "admission": {True}}
+           "driver": {"table"}, "read_all": {0}, "audit_size": {0}, "admission": {True},
+           # the boosted sets' one-shot updates: rows written before the field ran them as transactions
+           "one_shot": {"tx"}}
 # The measured field that is compared (per second, median of the repeats).
 MEASURED = "throughput"
 

@@ -49,6 +49,7 @@
 
 #include "containers/list/detail/node_pool.hpp"
 #include "containers/status.hpp"
+#include "stm/backoff.hpp"
 #include "stm/buffer.hpp"
 #include "stm/error.hpp"
 #include "stm/lock_table.hpp"
@@ -56,6 +57,44 @@
 #include "stm/platform.hpp"
 #include "stm/tx.hpp"
 #include "stm/tx_macros.hpp"
+
+namespace stm {
+
+/// How a boosted set (tx_set, tx_skiplist) runs its one-shot insert and
+/// remove (insert(tid, key), remove(tid, key), erase(tid, key)); composed
+/// operations and the one-shot put are always transactions
+/// (docs/container-boosting.md, "One-shot updates"). Chosen per set on the
+/// host (set_one_shot), copied into every ref.
+///  direct        (default) the answer of a lookup when the update changes
+///                nothing (exists, not found: no transaction, no node); a
+///                change takes the key lock's STM lock by one CAS, writes the
+///                pending value, releases, and applies at once from the
+///                search position the lookup found
+///  direct_search the same, but the apply searches again (A/B of the carried
+///                position)
+///  precheck      the lookup's answer when nothing changes, else the
+///                transaction below (A/B of the no-op answers alone)
+///  transaction   a transaction of one read and at most one write, settled
+///                after it (the protocol before the direct path)
+enum class one_shot_mode : std::uint32_t { direct = 0, direct_search = 1, precheck = 2, transaction = 3 };
+
+inline const char* to_string(one_shot_mode m) {
+  switch (m) {
+    case one_shot_mode::direct: return "direct";
+    case one_shot_mode::direct_search: return "direct-search";
+    case one_shot_mode::precheck: return "precheck";
+    case one_shot_mode::transaction: return "tx";
+  }
+  return "unknown";
+}
+/// The mode named s (to_string's names); usage_error otherwise.
+inline one_shot_mode one_shot_mode_from(const std::string& s) {
+  for (auto m : {one_shot_mode::direct, one_shot_mode::direct_search, one_shot_mode::precheck, one_shot_mode::transaction})
+    if (s == to_string(m)) return m;
+  throw usage_error("unknown one-shot mode '" + s + "' (known: direct, direct-search, precheck, tx)");
+}
+
+}  // namespace stm
 
 namespace stm::containers::detail {
 
@@ -335,6 +374,17 @@ STM_HD bool lookup_value(const lock_table_ref& locks, const key_locks_ref& kl, s
   }
 }
 
+/// The end of an apply: word i (pending by the caller, whose change the
+/// native set now has) gets the next clean value. Only the owner of the
+/// pending word writes applied[i]; the next owner read the clean value stored
+/// here (release) before it could commit.
+STM_HD inline void store_applied(const key_locks_ref& kl, std::uint32_t i) {
+  const atomic_ref<std::uint64_t> count(kl.applied[i]);
+  const std::uint64_t n = count.load(memory_order_relaxed) + 1;
+  count.store(n, memory_order_relaxed);
+  kl.at(i).store(n << 1, memory_order_release);  // pairs with the lookups' acquire loads
+}
+
 /// After the transaction, once per composed update (settle()): when this
 /// transaction's commit left word i pending, apply the effect to the native
 /// set (insert(key) / remove(key): each must succeed, as nobody else can
@@ -361,12 +411,7 @@ STM_HD key_lock::apply_op settle_key(const key_locks_ref& kl, std::uint32_t i, s
   } else if (a == apply_assign) {
     native_assign(key, v);
   }
-  // Only the owner of the pending word writes applied[i]; the next owner
-  // read the clean value stored below (release) before it could commit.
-  const atomic_ref<std::uint64_t> count(kl.applied[i]);
-  const std::uint64_t n = count.load(memory_order_relaxed) + 1;
-  count.store(n, memory_order_relaxed);
-  kl.at(i).store(n << 1, memory_order_release);  // pairs with the lookups' acquire loads
+  store_applied(kl, i);
   return a;
 }
 
@@ -600,7 +645,12 @@ enum class update_kind : std::uint32_t { insert, remove, put };
 /// and composed insert / remove (put) written once over them. Derived (CRTP)
 /// provides, to this base as a friend: node_pool() (the pool its inserts take
 /// nodes from), present_fn() (the native lookup), settle(tx, slot), and
-/// has_values (a map: its key locks have value words).
+/// has_values (a map: its key locks have value words); for the direct
+/// one-shot updates (one_shot_mode::direct): position (where a native search
+/// found a key), find_native(key, pos) (the native search: true when key is
+/// present, pos filled) and apply_native(key, insert, node, pos, carry) (the
+/// native insert of key into node, or remove, from pos when carry, else
+/// searching again; nobody else changes key meanwhile).
 template <class Derived, class CM, class Config>
 class boosted_ref {
  public:
@@ -609,9 +659,146 @@ class boosted_ref {
 
   /// The lock table its transactions use (build composed transactions on it).
   STM_HD lock_table_ref locks() const { return locks_; }
+  /// How its one-shot insert and remove run (the owner's set_one_shot).
+  STM_HD one_shot_mode one_shot() const { return mode_; }
 
  protected:
   STM_HD const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  /// One-shot insert (insert = true) or remove of key in this ref's mode:
+  /// ok, exists, not_found, full, or capacity.
+  STM_HD op_status one_shot_update(std::uint32_t tid, std::uint32_t key, bool insert, tx_counters* counters) const {
+    switch (mode_) {
+      case one_shot_mode::direct: return direct(tid, key, insert, counters, true);
+      case one_shot_mode::direct_search: return direct(tid, key, insert, counters, false);
+      case one_shot_mode::precheck:
+        // The lookup's answer when nothing changes (linearized where lookup()
+        // is); else the transaction, which looks again.
+        if (lookup(locks_, keys_, key, self().present_fn()) == insert)
+          return insert ? op_status::exists : op_status::not_found;
+        break;
+      case one_shot_mode::transaction: break;
+    }
+    list::node_slot slot;
+    if (insert && (slot.node = self().node_pool().allocate()) == list::node::head) return op_status::full;
+    return one_shot(tid, key, insert ? update_kind::insert : update_kind::remove, slot, counters);
+  }
+
+  /// The direct one-shot update (one_shot_mode::direct; the argument is in
+  /// docs/container-boosting.md, "One-shot updates"). No transaction: a
+  /// single-word commit on key k's lock word w, whose read set is w itself.
+  /// Loop:
+  ///  1. l = w's STM lock word; a final lock (a commit writes back): wait.
+  ///  2. v = w. Pending for k: its view answers an update that changes
+  ///     nothing (exists / not found, as lookup() answers); the other
+  ///     update waits until the owner has applied (the word moves).
+  ///  3. Else the native search (find_native: position kept), accepted if w
+  ///     still holds v (and, pending for an aliasing key, the same applied
+  ///     count): an update that changes nothing answers here (as lookup()).
+  ///  4. A change needs w clean and its lock free at l: else wait. An insert
+  ///     takes its node now (full when none).
+  ///  5. CAS the lock word from free at l's version straight to a final lock
+  ///     of ours (no pre-lock: there is nothing to validate but w); then w
+  ///     must still hold v (clean values never come back, so no commit on w
+  ///     since step 2), else release it unchanged and loop.
+  ///  6. Publish as a commit does (stm/detail/tx_writeback.hpp, publish):
+  ///     the commit clock's (K) and the lock's stamp when the table keeps a
+  ///     clock, (A), the pending value, (B), the release with the version
+  ///     bumped. That is the commit point.
+  ///  7. Apply natively at once (from the kept position when carry) and
+  ///     store the next clean value (store_applied).
+  /// Waits are polls with a jittered back-off from 64 ns to 4 us: the
+  /// thread holds nothing and stands in no warp collective, and an owner it
+  /// waits for (a commit writing back, a committed change being applied)
+  /// needs nobody to finish. Counters: a commit per change; aborts count the
+  /// loop's retries (read_locked: a wait for a final lock, a claimed lock or
+  /// another change of the word; validation: the word moved under a look;
+  /// lock: the lock CAS lost).
+  STM_HD op_status direct(std::uint32_t tid, std::uint32_t key, bool insert, tx_counters* counters, bool carry) const {
+    using namespace key_lock;
+    require_thread_id(tid);
+    const std::uint32_t i = keys_.map.index_of(key);
+    const auto w = keys_.at(i);
+    const std::uint32_t li = locks_.index_of(keys_.word(i));
+    const auto lw = locks_.word(li);
+    const atomic_ref<std::uint64_t> applied(keys_.applied[i]);
+    typename Derived::position pos;  // filled by find_native before any use
+    std::uint32_t fresh = list::node::head;
+    exp_backoff pause = exp_backoff::jittered(64, 4096, tid);
+    std::uint64_t n_commits = 0, n_locked = 0, n_moved = 0, n_lost = 0;
+    op_status st = op_status::ok;
+    for (;;) {
+      const std::uint32_t l = lw.load(memory_order_acquire);  // pairs with (B): the write-back of its version
+      if (lock_word::is_final(l)) {
+        ++n_locked;
+        pause.wait();
+        continue;
+      }
+      const word_t v = w.load(memory_order_acquire);
+      if (pending(v) && key_lock::key(v) == key) {
+        if (present(v) == insert) {  // the committed view: nothing to change
+          st = insert ? op_status::exists : op_status::not_found;
+          break;
+        }
+        ++n_locked;
+        pause.wait();
+        continue;
+      }
+      const std::uint64_t a = pending(v) ? applied.load(memory_order_relaxed) : 0;
+      const bool here = self().find_native(key, pos);
+      if (w.load(memory_order_acquire) != v || (pending(v) && applied.load(memory_order_relaxed) != a)) {
+        ++n_moved;
+        continue;
+      }
+      if (here == insert) {  // the native answer: nothing to change
+        st = insert ? op_status::exists : op_status::not_found;
+        break;
+      }
+      if (pending(v) || !lock_word::is_free(l)) {  // an aliasing key's change, or a committer's claim
+        ++n_locked;
+        pause.wait();
+        continue;
+      }
+      if (insert && fresh == list::node::head && (fresh = self().node_pool().allocate()) == list::node::head) {
+        st = op_status::full;
+        break;
+      }
+      const std::uint32_t ver = lock_word::version(l);
+      std::uint32_t expect = lock_word::make_unlocked(ver);
+      // Acquire: the look at w below comes after the lock is ours.
+      if (!lw.compare_exchange_strong(expect, lock_word::make_locked(ver, tid), memory_order_acquire,
+                                      memory_order_relaxed)) {
+        ++n_lost;
+        continue;
+      }
+      if (w.load(memory_order_relaxed) != v) {  // a commit since step 2 (the version wrapped): nothing written
+        lw.store(lock_word::make_unlocked(ver), memory_order_relaxed);
+        ++n_moved;
+        continue;
+      }
+      if (locks_.has_clock()) {  // (K) and the stamp, under the final lock (publish())
+        const std::uint64_t stamp = locks_.clock_word().fetch_add(1, memory_order_release) + 1;
+        locks_.stamp(li).store(stamp, memory_order_relaxed);
+      }
+      platform::fence_release();  // (A) the final lock before the write-back; pairs with the reader's (R)
+      w.store(make_pending(key, tid, insert, insert ? apply_insert : apply_remove), memory_order_relaxed);
+      platform::fence_release();  // (B) the write-back before the release; pairs with the reader's acquire load
+      lw.store(lock_word::make_unlocked(lock_word::next_version(ver)), memory_order_relaxed);
+      ++n_commits;
+      self().apply_native(key, insert, fresh, pos, carry);
+      fresh = list::node::head;  // linked
+      store_applied(keys_, i);
+      break;
+    }
+    if (fresh != list::node::head) self().node_pool().retire(fresh);  // never published
+    if (counters) {
+      counters->commits += n_commits;
+      counters->aborts[static_cast<std::uint32_t>(abort_cause::read_locked)] += n_locked;
+      counters->aborts[static_cast<std::uint32_t>(abort_cause::validation)] += n_moved;
+      counters->aborts[static_cast<std::uint32_t>(abort_cause::lock)] += n_lost;
+    }
+    return st;
+  }
 
   /// insert (insert = true, slot holding the node reserved for it) or remove
   /// of key as one transaction of its own, settled: ok, exists, not_found, or
@@ -664,6 +851,7 @@ class boosted_ref {
   key_locks_ref keys_{};
   lock_table_ref locks_{};
   CM cm_{};
+  one_shot_mode mode_ = one_shot_mode::direct;
 };
 
 }  // namespace stm::containers::detail

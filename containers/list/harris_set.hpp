@@ -120,6 +120,44 @@ class harris_set_ref {
     }
   }
 
+  // --- from a kept window (tx_set's direct one-shot updates) --------------
+  // Harris' insert and remove with their first search replaced by a window
+  // that find_window() returned for the key some time before, during which
+  // nobody else inserted or removed the key (the caller's key lock says so);
+  // the neighbours may have changed. Beside insert_node and remove, not in
+  // them, so that the native operations' code stays as measured.
+
+  /// Harris' search for key from its bucket: true when key is present (its
+  /// node w.right, unmarked then).
+  STM_HD bool find_window(std::uint32_t key, detail::window& w) const {
+    w = detail::search(pool_, bucket_start(key), at_least{order(key, false)});
+    return w.right != node::tail && !node::flag(w.right_word) && node::key(w.right_word) == key;
+  }
+  /// insert_node(key, fresh) from w (find_window() found key absent): the
+  /// CAS on w's left node first, the plain insert_node (a new search) when it
+  /// fails.
+  STM_HD op_status insert_from(std::uint32_t key, std::uint32_t fresh, const detail::window& w) const {
+    pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);  // private until the CAS
+    if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, fresh))) return op_status::ok;
+    return insert_node(key, fresh);
+  }
+  /// remove(key) from w (find_window() found key's node w.right): mark it
+  /// (the linearization point; only its next can have changed), then unlink
+  /// it from w's left node, or by a search when that CAS fails. ok, or
+  /// not_found (another remove marked it first).
+  STM_HD op_status remove_from(std::uint32_t key, const detail::window& w) const {
+    node::word_t x = w.right_word;
+    while (!pool_.cas(w.right, x, node::with_mark(x))) {
+      x = pool_.load(w.right);
+      if (node::marked(x)) return op_status::not_found;
+    }
+    if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, node::next(x))))
+      pool_.retire(w.right);
+    else
+      detail::search(pool_, bucket_start(key), at_least{order(key, false)});  // unlinks it (Harris' delete)
+    return op_status::ok;
+  }
+
   // Order of the list: (key, sentinel before user node); the tail is last.
   STM_HD static std::uint64_t order(std::uint32_t key, bool sentinel) {
     return (std::uint64_t(key) << 1) | (sentinel ? 0u : 1u);

@@ -82,24 +82,22 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
   using base::keys_;
   using base::locks_;
   using base::one_shot;
+  using base::one_shot_update;
   using base::update_in;
 
  public:
   using base::locks;
 
-  /// One transaction of its own: ok, exists, or full (no free node until
-  /// reclaim()).
+  /// One-shot (its own commit, in the set's one_shot_mode): ok, exists, or
+  /// full (no free node until reclaim(); the direct and precheck modes take
+  /// a node only for a key they insert).
   STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
-    node_slot slot;
-    slot.node = node_pool().allocate();
-    if (slot.node == node::head) return op_status::full;
-    return one_shot(tid, key, containers::detail::update_kind::insert, slot, counters);
+    return one_shot_update(tid, key, /*insert=*/true, counters);
   }
 
-  /// One transaction of its own: ok or not_found.
+  /// One-shot (its own commit, in the set's one_shot_mode): ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
-    node_slot slot;
-    return one_shot(tid, key, containers::detail::update_kind::remove, slot, counters);
+    return one_shot_update(tid, key, /*insert=*/false, counters);
   }
 
   /// ok (present) or not_found: a lookup between two equal loads of the
@@ -171,6 +169,22 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
   };
   STM_HD present present_fn() const { return present{set_}; }
 
+  /// The direct one-shot updates' native steps (boosted_ref::direct):
+  /// Harris' search from the key's bucket, keeping the window, and the
+  /// change from that window.
+  using position = detail::window;
+  STM_HD bool find_native(std::uint32_t key, position& w) const { return set_.find_window(key, w); }
+  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, const position& w, bool carry) const {
+    if (insert) {
+      if (carry) set_.insert_from(key, node_id, w);
+      else set_.insert_node(key, node_id);
+    } else if (carry) {
+      set_.remove_from(key, w);
+    } else {
+      set_.remove(0, key);
+    }
+  }
+
   harris_set_ref set_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_set_ref<>>);
@@ -198,8 +212,13 @@ class tx_set {
     r.keys_ = keys_.ref();
     r.locks_ = locks_.ref();
     r.cm_ = cm;
+    r.mode_ = mode_;
     return r;
   }
+  /// How the one-shot insert and remove of the refs taken from now on run
+  /// (one_shot_mode::direct by default; containers/detail/boost.hpp).
+  void set_one_shot(one_shot_mode m) { mode_ = m; }
+  one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t key_locks() const { return keys_.size(); }
   std::uint64_t reclaim() { return set_.reclaim(); }
@@ -233,6 +252,7 @@ class tx_set {
   harris_set set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
+  one_shot_mode mode_ = one_shot_mode::direct;
 };
 
 }  // namespace stm::list

@@ -347,6 +347,70 @@ class lockfree_skiplist_ref {
     }
   }
 
+  // --- from a kept path (tx_skiplist's direct one-shot updates) ----------
+  // The insert and remove above with their first search replaced by a path
+  // that find() filled for the key some time before, during which nobody
+  // else inserted or removed the key (the caller's key lock says so); the
+  // neighbours may have changed. Written beside insert_node and remove, not
+  // into them, so that the native operations' code stays as measured.
+
+  /// insert_node(key, fresh) from p (find() found key absent): the level-0
+  /// CAS on p's predecessor first, Harris' search again from there when it
+  /// fails (a stale path), then the upper levels as insert_node. ok, or
+  /// exists (the key came in after all: fresh is retired, never published).
+  STM_HD op_status insert_node_from(std::uint32_t key, std::uint32_t fresh, path& p) const {
+    const std::uint32_t h = tower_height(key, t_.levels);
+    t_.height[fresh] = h;  // private: published by the level-0 CAS below
+    for (bool present = false;; present = find_again_at_level_zero(key, p)) {
+      if (present) {
+        t_.pool.retire(fresh);  // never published
+        return op_status::exists;
+      }
+      for (std::uint32_t l = 0; l < h; ++l) at(l, fresh).store(node::make(key, p.succ[l]), memory_order_relaxed);
+      // Linearization point; release: publishes the node's words and height.
+      if (t_.pool.cas(p.pred[0], p.pred_word[0], node::with_next(p.pred_word[0], fresh))) break;
+    }
+    for (std::uint32_t l = 1; l < h; ++l) {  // as insert_node
+      const list::detail::pool_ref lv = t_.level(l);
+      bool linked = false;
+      while (!linked) {
+        node::word_t own = lv.load(fresh);
+        if (node::marked(own)) goto done;
+        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
+          find(key, p);
+          continue;
+        }
+        if (node::next(own) != p.succ[l]) {
+          if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;
+        }
+        linked = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
+        if (!linked) find(key, p);
+      }
+    }
+  done:
+    if (node::marked(t_.pool.load(fresh))) find(key, p);
+    return op_status::ok;
+  }
+
+  /// remove(key) from p (find() found key's node p.succ[0], unmarked): the
+  /// marks, top down, level 0 last (the linearization point), then the search
+  /// that unlinks it. ok, or not_found (another remove marked it first).
+  STM_HD op_status remove_from(std::uint32_t key, path& p) const {
+    const std::uint32_t victim = p.succ[0];
+    const std::uint32_t h = t_.height[victim];
+    for (std::uint32_t l = h; l-- > 1;) {
+      const list::detail::pool_ref lv = t_.level(l);
+      for (node::word_t w = lv.load(victim); !node::marked(w); w = lv.load(victim))
+        if (lv.cas(victim, w, node::with_mark(w))) break;
+    }
+    for (node::word_t w = t_.pool.load(victim);; w = t_.pool.load(victim)) {
+      if (node::marked(w)) return op_status::not_found;
+      if (t_.pool.cas(victim, w, node::with_mark(w))) break;  // linearization point
+    }
+    find(key, p);  // unlinks the victim at every level; level 0 retires it
+    return op_status::ok;
+  }
+
   detail::towers_ref t_{};
 };
 static_assert(std::is_trivially_copyable_v<lockfree_skiplist_ref>);

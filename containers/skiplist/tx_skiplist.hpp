@@ -107,24 +107,22 @@ class tx_skiplist_ref : public containers::detail::boosted_ref<tx_skiplist_ref<C
   using base::keys_;
   using base::locks_;
   using base::one_shot;
+  using base::one_shot_update;
   using base::update_in;
 
  public:
   using base::locks;
 
-  /// One transaction of its own: ok, exists, or full (no free node until
-  /// reclaim()).
+  /// One-shot (its own commit, in the set's one_shot_mode): ok, exists, or
+  /// full (no free node until reclaim(); the direct and precheck modes take
+  /// a node only for a key they insert).
   STM_HD op_status insert(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
-    node_slot slot;
-    slot.node = t().pool.allocate();
-    if (slot.node == node::head) return op_status::full;
-    return one_shot(tid, key, containers::detail::update_kind::insert, slot, counters);
+    return one_shot_update(tid, key, /*insert=*/true, counters);
   }
 
-  /// One transaction of its own: ok or not_found.
+  /// One-shot (its own commit, in the set's one_shot_mode): ok or not_found.
   STM_HD op_status remove(std::uint32_t tid, std::uint32_t key, tx_counters* counters = nullptr) const {
-    node_slot slot;
-    return one_shot(tid, key, containers::detail::update_kind::remove, slot, counters);
+    return one_shot_update(tid, key, /*insert=*/false, counters);
   }
 
   /// ok (present) or not_found: a lookup between two equal loads of the
@@ -301,6 +299,24 @@ class tx_skiplist_ref : public containers::detail::boosted_ref<tx_skiplist_ref<C
   STM_HD present present_fn() const { return present{set_}; }
   STM_HD walk walk_fn() const { return walk{set_}; }
 
+  /// The direct one-shot updates' native steps (boosted_ref::direct): the
+  /// search that keeps the path (the native insert's find(), which unlinks
+  /// marked nodes on its way), and the change from that path. A set insert
+  /// gives the key value 0.
+  using position = lockfree_skiplist_ref::path;
+  STM_HD bool find_native(std::uint32_t key, position& p) const { return set_.find(key, p); }
+  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, position& p, bool carry) const {
+    if (insert) {
+      t().value_at(node_id).store(0u, memory_order_relaxed);  // published by the level-0 link
+      if (carry) set_.insert_node_from(key, node_id, p);
+      else set_.insert_node(key, node_id);
+    } else if (carry) {
+      set_.remove_from(key, p);
+    } else {
+      set_.remove(0, key);
+    }
+  }
+
   lockfree_skiplist_ref set_{};
 };
 static_assert(std::is_trivially_copyable_v<tx_skiplist_ref<>>);
@@ -325,8 +341,8 @@ class tx_skiplist {
   tx_skiplist(backend where, std::uint64_t capacity, const lock_table& shared, std::uint32_t levels = default_levels)
       : set_(where, capacity, levels), keys_(where, 0, key_lock_count(capacity, 1), 1, /*values=*/true), locks_(where, shared) {}
 
-  /// The kernel handle, whose one-shot updates run under manager cm with
-  /// descriptor Config.
+  /// The kernel handle, whose one-shot updates run in this set's
+  /// one_shot_mode (the transactions under manager cm with descriptor Config).
   template <class CM = cm::prstm, class Config = tx_skiplist_config>
   tx_skiplist_ref<CM, Config> ref(CM cm = CM{}) const {
     tx_skiplist_ref<CM, Config> r;
@@ -334,8 +350,13 @@ class tx_skiplist {
     r.keys_ = keys_.ref();
     r.locks_ = locks_.ref();
     r.cm_ = cm;
+    r.mode_ = mode_;
     return r;
   }
+  /// How the one-shot insert, remove and erase of the refs taken from now
+  /// on run (one_shot_mode::direct by default; containers/detail/boost.hpp).
+  void set_one_shot(one_shot_mode m) { mode_ = m; }
+  one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t levels() const { return set_.levels(); }
   std::uint32_t num_locks() const { return locks_.table().size(); }
@@ -373,6 +394,7 @@ class tx_skiplist {
   lockfree_skiplist set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
+  one_shot_mode mode_ = one_shot_mode::direct;
 };
 
 }  // namespace stm::skiplist

@@ -75,6 +75,7 @@ struct config {
   std::uint64_t seed = 1;
   std::uint64_t pool = 0;         // nodes; 0: range + ops (every launch fits)
   bool map = false;               // the map: put / erase / get with values instead of insert / remove / contains
+  stm::one_shot_mode one_shot = stm::one_shot_mode::direct;  // tx: how its one-shot insert and remove (erase) run
 };
 
 struct outcome {
@@ -257,7 +258,10 @@ outcome run(const config& c, impl which, const CM& cm, void (*on_progress)(doubl
   out.pool = c.pool ? c.pool : std::uint64_t(c.range) + c.ops;
   std::unique_ptr<stm::skiplist::tx_skiplist> txs;
   std::unique_ptr<stm::skiplist::lockfree_skiplist> nat;
-  if (transactional(which)) txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
+  if (transactional(which)) {
+    txs = std::make_unique<stm::skiplist::tx_skiplist>(where, out.pool, c.levels, c.hash);
+    txs->set_one_shot(c.one_shot);
+  }
   else nat = std::make_unique<stm::skiplist::lockfree_skiplist>(where, out.pool, c.levels);
   const any_skiplist<CM> s{transactional(which), txs ? txs->ref(cm) : stm::skiplist::tx_skiplist_ref<CM>{},
                            nat ? nat->ref() : stm::skiplist::lockfree_skiplist_ref{}};

@@ -61,8 +61,10 @@ mix_config make_mix_config(const bench::options& o) {
   if (nodes > stm::list::node::max_index)
     throw stm::usage_error("--keys plus the inserts of --ops may need " + std::to_string(nodes) +
                            " list nodes, a pool holds 2^30-1: lower --ops or --keys");
+  c.one_shot = stm::one_shot_mode_from(o.get("one-shot"));
   if (std::find(im.begin(), im.end(), "tx") != im.end()) stm::require_priorities(c.threads);
-  else o.refuse("cm", "applies to the tx list only (--impl tx or all)");
+  else
+    for (const char* name : {"cm", "one-shot"}) o.refuse(name, "applies to the tx list only (--impl tx or all)");
   return c;
 }
 
@@ -79,7 +81,7 @@ std::uint64_t seed_file_size(const std::string& option, const std::string& path)
 void require_seed_files(const bench::options& o) {
   if (o.get("nodes-file").empty() || o.get("ops-file").empty())
     throw stm::usage_error("the seed replay needs both --nodes-file and --ops-file");
-  for (const char* name : {"keys", "mix", "ops", "seed", "cm"})
+  for (const char* name : {"keys", "mix", "ops", "seed", "cm", "one-shot"})
     o.refuse(name, "does not apply to the seed file replay (--nodes-file, --ops-file)");
 }
 
@@ -168,7 +170,7 @@ std::vector<bench::result> run(const bench::options& o) {
       out = stm::cm::dispatch(o.cm, [&](auto m) { return run_mix<stm::cpu_exec, decltype(m)>(c, impl); });
     bench::result r = bench::base_result(o, impl, c.threads);
     r.str("mode", "mix").integer("keys", c.keys).str("mix", o.get("mix"));
-    if (impl == "tx") r.str("cm", o.cm);
+    if (impl == "tx") r.str("cm", o.cm).str("one_shot", stm::to_string(c.one_shot));
     r.integer("ops", static_cast<std::int64_t>(out.ops)).integer("succeeded", static_cast<std::int64_t>(out.succeeded));
     r.integer("final_size", static_cast<std::int64_t>(out.final_size));
     r.integer("capacity_aborts", static_cast<std::int64_t>(out.capacity));
@@ -189,7 +191,13 @@ bench::registrar reg({"list",
                        bench::common_ops(1ull << 31, "operations of the mix (harris: ops x keys at most 2^38)"),
                        bench::choice("impl", "all", {"harris", "bucketed", "tx", "indexed", "all"},
                                      "mix: harris, bucketed, tx or all; seed replay: harris, indexed or all (default harris)"),
-                       bench::common("cm"), bench::common("seed")},
+                       bench::common("cm"), bench::common("seed"),
+                       bench::choice("one-shot", "direct", {"direct", "direct-search", "precheck", "tx"},
+                                     "tx: how its one-shot insert and remove run (containers/detail/boost.hpp, "
+                                     "one_shot_mode): direct (no-op answers from a lookup, a change by a "
+                                     "single-word commit applied from the search's position), direct-search (the "
+                                     "apply searches again), precheck (no-op answers from a lookup, a change by a "
+                                     "transaction), tx (every update a transaction)")},
                       validate,
                       run,
                       estimate});

@@ -26,6 +26,7 @@ struct mix_config {
   double insert = 20, remove = 20;  // percent; the rest are contains
   std::uint32_t threads = 1;
   std::uint64_t seed = 1;
+  stm::one_shot_mode one_shot = stm::one_shot_mode::direct;  // tx: how its one-shot insert and remove run
 };
 
 struct outcome {
@@ -108,6 +109,7 @@ outcome run_mix(const mix_config& c, const std::string& impl) {
   std::string structure;
   if (impl == "tx") {
     stm::list::tx_set set(Exec::where, capacity, {0, c.keys - 1, mix_buckets(c.keys)});
+    set.set_one_shot(c.one_shot);
     set.assign(d.initial);  // linear set-up; inserting keys one by one walks O(n^2) nodes
     const auto s = set.template ref<CM>();
     stm::stats_block stats(Exec::where);

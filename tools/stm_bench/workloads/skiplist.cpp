@@ -60,9 +60,10 @@ wl::config make_config(const bench::options& o) {
   c.seed = o.seed;
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
   c.map = o.get("map") == "true";
+  c.one_shot = stm::one_shot_mode_from(o.get("one-shot"));
   const auto im = impls(o);
   if (std::none_of(im.begin(), im.end(), wl::transactional))
-    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
+    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority", "one-shot"})
       o.refuse(name, "applies to the transactional skiplist only (--impl tx or all)");
   bench::check_priority(o);
   wl::check(c);
@@ -133,6 +134,7 @@ std::vector<bench::result> run(const bench::options& o) {
     r.integer("capacity_aborts", static_cast<std::int64_t>(out.capacity));
     r.integer("pool_exhausted", static_cast<std::int64_t>(out.exhausted));
     if (tx) {
+      r.str("one_shot", stm::to_string(c.one_shot));
       r.counters(out.stats).tuning(o.tune);
       r.integer("escalations", static_cast<std::int64_t>(out.stats.escalations));
     }
@@ -164,7 +166,13 @@ bench::registrar reg({"skiplist",
                                             "in the mix's shares, values checked"),
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
                        bench::common("hash"), bench::priority_option(), bench::common("seconds"),
-                       bench::common("seed")},
+                       bench::common("seed"),
+                       bench::choice("one-shot", "direct", {"direct", "direct-search", "precheck", "tx"},
+                                     "tx: how its one-shot insert and remove (erase) run (containers/detail/boost.hpp, "
+                                     "one_shot_mode): direct (no-op answers from a lookup, a change by a "
+                                     "single-word commit applied from the search's path), direct-search (the apply "
+                                     "searches again), precheck (no-op answers from a lookup, a change by a "
+                                     "transaction), tx (every update a transaction); put is always a transaction")},
                       validate,
                       run,
                       estimate});
