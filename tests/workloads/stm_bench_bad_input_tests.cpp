@@ -222,6 +222,10 @@ const std::vector<args_t>& table() {
       {"--workload", "stack", "--impl", "scan", "--cm", "prstm"},
       {"--workload", "queue", "--impl", "ticket", "--cm", "prstm"},
       {"--workload", "list", "--impl", "harris", "--cm", "prstm"},
+      {"--workload", "list", "--impl", "bucketed", "--one-shot", "tx"},  // the tx set's only
+      {"--workload", "list", "--one-shot", "fast"},
+      {"--workload", "skiplist", "--impl", "native", "--one-shot", "direct"},
+      {"--workload", "skiplist", "--one-shot", ""},
       {"--workload", "stack", "--cm-wait", "5"},
       // --impl
       {"--workload", "stack", "--impl", ""},

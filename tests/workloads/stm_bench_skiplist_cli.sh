@@ -22,6 +22,8 @@ bad --impl native --hash 4
 bad --cm no_such_manager
 bad --ops 0
 bad --map=maybe
+bad --one-shot fast
+bad --impl native --one-shot tx
 
 if ! "$bench" --workload skiplist --backend cpu --impl all --keys 1000 --ops 20000 --threads 8 --mix 40/40/20 \
     --warmup 0 >"$tmp/out" 2>"$tmp/err"; then
@@ -47,4 +49,14 @@ elif ! grep -q '"priority": "aging".*"verified": true' "$tmp/out"; then
 else
   echo "ok: --priority aging (prstm) verified"
 fi
+for mode in direct direct-search precheck tx; do
+  if ! "$bench" --workload skiplist --backend cpu --impl tx --one-shot "$mode" --keys 1000 --ops 20000 --threads 8 \
+      --mix 40/40/20 --warmup 0 --format json >"$tmp/out" 2>"$tmp/err"; then
+    echo "FAIL: the --one-shot $mode run failed"; cat "$tmp/out" "$tmp/err"; fail=1
+  elif ! grep -q "\"one_shot\": \"$mode\".*\"verified\": true" "$tmp/out"; then
+    echo "FAIL: expected a verified row with one_shot $mode"; cat "$tmp/out"; fail=1
+  else
+    echo "ok: --one-shot $mode verified"
+  fi
+done
 exit $fail

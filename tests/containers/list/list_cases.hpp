@@ -38,9 +38,14 @@ static_assert(std::is_trivially_copyable_v<any_set>);
 struct owned_set {
   std::unique_ptr<stm::list::harris_set> h;
   std::unique_ptr<stm::list::tx_set> t;
-  owned_set(stm::backend where, int impl, std::uint64_t cap, stm::list::bucket_hint hint) {
-    if (impl == 2) t = std::make_unique<stm::list::tx_set>(where, cap, hint);
-    else h = std::make_unique<stm::list::harris_set>(where, cap, impl == 1 ? hint : stm::list::bucket_hint{});
+  owned_set(stm::backend where, int impl, std::uint64_t cap, stm::list::bucket_hint hint,
+            stm::one_shot_mode mode = stm::one_shot_mode::direct) {
+    if (impl == 2) {
+      t = std::make_unique<stm::list::tx_set>(where, cap, hint);
+      t->set_one_shot(mode);
+    } else {
+      h = std::make_unique<stm::list::harris_set>(where, cap, impl == 1 ? hint : stm::list::bucket_hint{});
+    }
   }
   any_set ref(int impl) const { return {impl, h ? h->ref() : stm::list::harris_set_ref{}, t ? t->ref() : stm::list::tx_set_ref<>{}}; }
   std::string check(std::vector<std::uint32_t>* k = nullptr) const { return h ? h->check(k) : t->check(k); }

@@ -18,10 +18,11 @@ using stm::op_status;
 template <class CM>
 using any_skiplist = stm::workloads::skiplist::any_skiplist<CM>;  // apply(tid, kind 0/1/2, key, counters)
 
-/// Which skiplist a test runs: the native one or the transactional one;
-/// converts to "is it the transactional one".
+/// Which skiplist a test runs: the native one or the transactional one (with
+/// how its one-shot updates run); converts to "is it the transactional one".
 struct variant {
   bool tx = false;
+  stm::one_shot_mode mode = stm::one_shot_mode::direct;
   operator bool() const { return tx; }
 };
 
@@ -29,8 +30,12 @@ struct owned_skiplist {
   std::unique_ptr<stm::skiplist::tx_skiplist> t;
   std::unique_ptr<stm::skiplist::lockfree_skiplist> n;
   owned_skiplist(stm::backend where, variant v, std::uint64_t capacity, std::uint32_t levels = 5) {
-    if (v.tx) t = std::make_unique<stm::skiplist::tx_skiplist>(where, capacity, levels);
-    else n = std::make_unique<stm::skiplist::lockfree_skiplist>(where, capacity, levels);
+    if (v.tx) {
+      t = std::make_unique<stm::skiplist::tx_skiplist>(where, capacity, levels);
+      t->set_one_shot(v.mode);
+    } else {
+      n = std::make_unique<stm::skiplist::lockfree_skiplist>(where, capacity, levels);
+    }
   }
   template <class CM>
   any_skiplist<CM> ref(CM cm = CM{}) const {
