@@ -94,6 +94,28 @@ inline one_shot_mode one_shot_mode_from(const std::string& s) {
   throw usage_error("unknown one-shot mode '" + s + "' (known: direct, direct-search, precheck, tx)");
 }
 
+// STM_BOOST_ONE_SHOT=n at compile time (n a one_shot_mode's value: 0 direct,
+// 1 direct-search, 2 precheck, 3 tx) fixes the mode of every boosted set of
+// the build: the other modes' code leaves the kernels, whose registers are
+// then those of the one path (an A/B of stm_bench builds at the kernels'
+// own register counts; a set_one_shot to another mode is a usage_error).
+// Without it the mode is the sets' run-time choice, and every kernel holds
+// every path.
+#ifdef STM_BOOST_ONE_SHOT
+static_assert(STM_BOOST_ONE_SHOT >= 0 && STM_BOOST_ONE_SHOT <= 3, "STM_BOOST_ONE_SHOT is 0 (direct), 1 (direct-search), 2 (precheck) or 3 (tx)");
+inline constexpr bool one_shot_mode_fixed = true;
+inline constexpr one_shot_mode default_one_shot_mode = static_cast<one_shot_mode>(STM_BOOST_ONE_SHOT);
+#else
+inline constexpr bool one_shot_mode_fixed = false;
+inline constexpr one_shot_mode default_one_shot_mode = one_shot_mode::direct;
+#endif
+/// usage_error when this build fixes another mode than m (STM_BOOST_ONE_SHOT).
+inline void check_one_shot_mode(one_shot_mode m) {
+  if (one_shot_mode_fixed && m != default_one_shot_mode)
+    throw usage_error(std::string("this build fixes the boosted sets' one-shot mode to ") +
+                      to_string(default_one_shot_mode) + " (STM_BOOST_ONE_SHOT); asked for " + to_string(m));
+}
+
 }  // namespace stm
 
 namespace stm::containers::detail {
@@ -660,7 +682,7 @@ class boosted_ref {
   /// The lock table its transactions use (build composed transactions on it).
   STM_HD lock_table_ref locks() const { return locks_; }
   /// How its one-shot insert and remove run (the owner's set_one_shot).
-  STM_HD one_shot_mode one_shot() const { return mode_; }
+  STM_HD one_shot_mode one_shot() const { return one_shot_mode_fixed ? default_one_shot_mode : mode_; }
 
  protected:
   STM_HD const Derived& self() const { return static_cast<const Derived&>(*this); }
@@ -668,7 +690,12 @@ class boosted_ref {
   /// One-shot insert (insert = true) or remove of key in this ref's mode:
   /// ok, exists, not_found, full, or capacity.
   STM_HD op_status one_shot_update(std::uint32_t tid, std::uint32_t key, bool insert, tx_counters* counters) const {
-    switch (mode_) {
+#ifdef STM_BOOST_ONE_SHOT
+    constexpr one_shot_mode mode = default_one_shot_mode;  // the other paths compile away
+#else
+    const one_shot_mode mode = mode_;
+#endif
+    switch (mode) {
       case one_shot_mode::direct: return direct(tid, key, insert, counters, true);
       case one_shot_mode::direct_search: return direct(tid, key, insert, counters, false);
       case one_shot_mode::precheck:
@@ -851,7 +878,7 @@ class boosted_ref {
   key_locks_ref keys_{};
   lock_table_ref locks_{};
   CM cm_{};
-  one_shot_mode mode_ = one_shot_mode::direct;
+  one_shot_mode mode_ = default_one_shot_mode;
 };
 
 }  // namespace stm::containers::detail

@@ -30,10 +30,15 @@
 // lock (pending); settle() applies the change with Harris' insert or remove
 // after the commit. So two operations conflict only when their keys share a
 // lock word (never for two keys of the hint's range), and nothing of the
-// list is read or written through the transaction.
+// list is read or written through the transaction. One-shot updates run in
+// the set's one_shot_mode (set_one_shot; containers/detail/boost.hpp): by
+// default direct, where one that changes nothing answers from a lookup and
+// one that changes the set commits its key lock by one CAS on the lock's STM
+// lock word and applies at once from the window its search found
+// (docs/container-boosting.md, "One-shot updates").
 //
-// Guarantees: every update is one transaction (its own, or the caller's)
-// whose effect every other transaction and lookup sees from its commit on
+// Guarantees: every update is one commit (its own, or the caller's
+// transaction's) whose effect every other transaction and lookup sees from its commit on
 // (they wait while it is pending), so operations are linearizable, and a
 // composed transaction is atomic and opaque (docs/container-boosting.md).
 // A one-shot contains() runs no transaction: a pending key answers with its
@@ -216,8 +221,12 @@ class tx_set {
     return r;
   }
   /// How the one-shot insert and remove of the refs taken from now on run
-  /// (one_shot_mode::direct by default; containers/detail/boost.hpp).
-  void set_one_shot(one_shot_mode m) { mode_ = m; }
+  /// (one_shot_mode::direct unless the build fixes one; containers/detail/boost.hpp).
+  /// usage_error for a mode other than the build's fixed one (STM_BOOST_ONE_SHOT).
+  void set_one_shot(one_shot_mode m) {
+    check_one_shot_mode(m);
+    mode_ = m;
+  }
   one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t key_locks() const { return keys_.size(); }
@@ -252,7 +261,7 @@ class tx_set {
   harris_set set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
-  one_shot_mode mode_ = one_shot_mode::direct;
+  one_shot_mode mode_ = default_one_shot_mode;
 };
 
 }  // namespace stm::list

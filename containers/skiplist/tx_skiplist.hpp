@@ -33,6 +33,12 @@
 // settle() applies the change with the lock-free insert or remove after the
 // commit. Two operations on keys with different lock words never conflict;
 // nothing of the skiplist is read or written through the transaction.
+// One-shot updates (insert, remove, erase) run in the set's one_shot_mode
+// (set_one_shot; containers/detail/boost.hpp): by default direct, where one
+// that changes nothing answers from a lookup and one that changes the set
+// commits its key lock by one CAS on the lock's STM lock word (a single-word
+// transaction's commit without the descriptor) and applies at once from the
+// path its search found (docs/container-boosting.md, "One-shot updates").
 //
 // Values (the map): the skiplist's nodes carry a 32-bit value word
 // (detail/towers.hpp), and each key lock a value word beside it, an STM word
@@ -54,8 +60,8 @@
 // contains run no transaction: the walk or lookup between two passes over
 // the locks that find them unchanged, pending keys counted by their views.
 //
-// Guarantees: every update is one transaction (its own, or the caller's)
-// whose effect every other transaction, lookup and count sees from its
+// Guarantees: every update is one commit (its own, or the caller's
+// transaction's) whose effect every other transaction, lookup and count sees from its
 // commit on (they wait while it is pending), so operations are linearizable,
 // and a composed transaction is atomic and opaque (docs/container-boosting.md).
 // Progress is the contention manager's for updates; a lookup or a one-shot
@@ -354,8 +360,12 @@ class tx_skiplist {
     return r;
   }
   /// How the one-shot insert, remove and erase of the refs taken from now
-  /// on run (one_shot_mode::direct by default; containers/detail/boost.hpp).
-  void set_one_shot(one_shot_mode m) { mode_ = m; }
+  /// on run (one_shot_mode::direct unless the build fixes one; containers/detail/boost.hpp).
+  /// usage_error for a mode other than the build's fixed one (STM_BOOST_ONE_SHOT).
+  void set_one_shot(one_shot_mode m) {
+    check_one_shot_mode(m);
+    mode_ = m;
+  }
   one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t levels() const { return set_.levels(); }
@@ -394,7 +404,7 @@ class tx_skiplist {
   lockfree_skiplist set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
-  one_shot_mode mode_ = one_shot_mode::direct;
+  one_shot_mode mode_ = default_one_shot_mode;
 };
 
 }  // namespace stm::skiplist

@@ -75,7 +75,7 @@ struct config {
   std::uint64_t seed = 1;
   std::uint64_t pool = 0;         // nodes; 0: range + ops (every launch fits)
   bool map = false;               // the map: put / erase / get with values instead of insert / remove / contains
-  stm::one_shot_mode one_shot = stm::one_shot_mode::direct;  // tx: how its one-shot insert and remove (erase) run
+  stm::one_shot_mode one_shot = stm::default_one_shot_mode;  // tx: how its one-shot insert and remove (erase) run
 };
 
 struct outcome {

@@ -26,7 +26,7 @@ struct mix_config {
   double insert = 20, remove = 20;  // percent; the rest are contains
   std::uint32_t threads = 1;
   std::uint64_t seed = 1;
-  stm::one_shot_mode one_shot = stm::one_shot_mode::direct;  // tx: how its one-shot insert and remove run
+  stm::one_shot_mode one_shot = stm::default_one_shot_mode;  // tx: how its one-shot insert and remove run
 };
 
 struct outcome {
