@@ -670,9 +670,10 @@ enum class update_kind : std::uint32_t { insert, remove, put };
 /// has_values (a map: its key locks have value words); for the direct
 /// one-shot updates (one_shot_mode::direct): position (where a native search
 /// found a key), find_native(key, pos) (the native search: true when key is
-/// present, pos filled) and apply_native(key, insert, node, pos, carry) (the
-/// native insert of key into node, or remove, from pos when carry, else
-/// searching again; nobody else changes key meanwhile).
+/// present, pos filled) and apply_native(key, insert, node, pos, carry,
+/// applied) (the native insert of key into node, or remove, from pos when
+/// carry, else searching again, calling applied() once the key's presence
+/// has changed; nobody else changes the key's presence meanwhile).
 template <class Derived, class CM, class Config>
 class boosted_ref {
  public:
@@ -733,7 +734,12 @@ class boosted_ref {
   ///     clock, (A), the pending value, (B), the release with the version
   ///     bumped. That is the commit point.
   ///  7. Apply natively at once (from the kept position when carry) and
-  ///     store the next clean value (store_applied).
+  ///     store the next clean value (store_applied) as soon as the key's
+  ///     presence has changed (the level-0 link or mark; with carry before
+  ///     the upper levels' links or the unlinking search, which are native
+  ///     work a next change of the key may overlap as native operations
+  ///     overlap each other; without carry after the whole native operation,
+  ///     as settle() does).
   /// Waits are polls with a jittered back-off from 64 ns to 4 us: the
   /// thread holds nothing and stands in no warp collective, and an owner it
   /// waits for (a commit writing back, a committed change being applied)
@@ -812,9 +818,12 @@ class boosted_ref {
       platform::fence_release();  // (B) the write-back before the release; pairs with the reader's acquire load
       lw.store(lock_word::make_unlocked(lock_word::next_version(ver)), memory_order_relaxed);
       ++n_commits;
-      self().apply_native(key, insert, fresh, pos, carry);
+      // The key's presence changes at the native link or mark; the clean
+      // value follows it at once (the upper levels' links, the unlinking
+      // search come after: native work that a next change of the key may
+      // overlap, as the native operations overlap each other).
+      self().apply_native(key, insert, fresh, pos, carry, [&] { store_applied(keys_, i); });
       fresh = list::node::head;  // linked
-      store_applied(keys_, i);
       break;
     }
     if (fresh != list::node::head) self().node_pool().retire(fresh);  // never published

@@ -135,7 +135,7 @@ class harris_set_ref {
   }
   /// insert_node(key, fresh) from w (find_window() found key absent): the
   /// CAS on w's left node first, the plain insert_node (a new search) when it
-  /// fails.
+  /// fails. (Its link is its last step: nothing follows it.)
   STM_HD op_status insert_from(std::uint32_t key, std::uint32_t fresh, const detail::window& w) const {
     pool_.at(fresh).store(node::make(key, w.right), memory_order_relaxed);  // private until the CAS
     if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, fresh))) return op_status::ok;
@@ -144,13 +144,17 @@ class harris_set_ref {
   /// remove(key) from w (find_window() found key's node w.right): mark it
   /// (the linearization point; only its next can have changed), then unlink
   /// it from w's left node, or by a search when that CAS fails. ok, or
-  /// not_found (another remove marked it first).
-  STM_HD op_status remove_from(std::uint32_t key, const detail::window& w) const {
+  /// not_found (another remove marked it first). marked() runs right after
+  /// the mark, before the unlinking (which a concurrent insert of the key
+  /// may overlap natively, as it may overlap remove's).
+  template <class Marked>
+  STM_HD op_status remove_from(std::uint32_t key, const detail::window& w, Marked&& marked) const {
     node::word_t x = w.right_word;
     while (!pool_.cas(w.right, x, node::with_mark(x))) {
       x = pool_.load(w.right);
       if (node::marked(x)) return op_status::not_found;
     }
+    marked();
     if (pool_.cas(w.left, w.left_word, node::with_next(w.left_word, node::next(x))))
       pool_.retire(w.right);
     else

@@ -176,18 +176,23 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
 
   /// The direct one-shot updates' native steps (boosted_ref::direct):
   /// Harris' search from the key's bucket, keeping the window, and the
-  /// change from that window.
+  /// change from that window, calling applied() once the key's presence has
+  /// changed (an insert's link, a remove's mark, before its unlinking); or,
+  /// without carry, the plain insert or remove and then applied().
   using position = detail::window;
   STM_HD bool find_native(std::uint32_t key, position& w) const { return set_.find_window(key, w); }
-  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, const position& w, bool carry) const {
-    if (insert) {
-      if (carry) set_.insert_from(key, node_id, w);
-      else set_.insert_node(key, node_id);
-    } else if (carry) {
-      set_.remove_from(key, w);
-    } else {
-      set_.remove(0, key);
+  template <class Applied>
+  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, const position& w, bool carry,
+                           Applied&& applied) const {
+    if (carry) {
+      if (insert) set_.insert_from(key, node_id, w);
+      else set_.remove_from(key, w, applied);
+      if (insert) applied();
+      return;
     }
+    if (insert) set_.insert_node(key, node_id);
+    else set_.remove(0, key);
+    applied();
   }
 
   harris_set_ref set_{};

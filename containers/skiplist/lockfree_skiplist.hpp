@@ -358,7 +358,12 @@ class lockfree_skiplist_ref {
   /// CAS on p's predecessor first, Harris' search again from there when it
   /// fails (a stale path), then the upper levels as insert_node. ok, or
   /// exists (the key came in after all: fresh is retired, never published).
-  STM_HD op_status insert_node_from(std::uint32_t key, std::uint32_t fresh, path& p) const {
+  /// linked() runs right after the level-0 link (the linearization point),
+  /// before the upper levels: from there on the key's presence is settled,
+  /// and what follows is what a concurrent remove of the key may overlap
+  /// natively (insert_node's own races).
+  template <class Linked>
+  STM_HD op_status insert_node_from(std::uint32_t key, std::uint32_t fresh, path& p, Linked&& linked) const {
     const std::uint32_t h = tower_height(key, t_.levels);
     t_.height[fresh] = h;  // private: published by the level-0 CAS below
     for (bool present = false;; present = find_again_at_level_zero(key, p)) {
@@ -370,6 +375,7 @@ class lockfree_skiplist_ref {
       // Linearization point; release: publishes the node's words and height.
       if (t_.pool.cas(p.pred[0], p.pred_word[0], node::with_next(p.pred_word[0], fresh))) break;
     }
+    linked();
     for (std::uint32_t l = 1; l < h; ++l) {  // as insert_node
       const list::detail::pool_ref lv = t_.level(l);
       bool linked = false;
@@ -395,7 +401,11 @@ class lockfree_skiplist_ref {
   /// remove(key) from p (find() found key's node p.succ[0], unmarked): the
   /// marks, top down, level 0 last (the linearization point), then the search
   /// that unlinks it. ok, or not_found (another remove marked it first).
-  STM_HD op_status remove_from(std::uint32_t key, path& p) const {
+  /// marked() runs right after the level-0 mark, before the unlinking search
+  /// (which a concurrent insert of the key may overlap natively, as it may
+  /// overlap remove's).
+  template <class Marked>
+  STM_HD op_status remove_from(std::uint32_t key, path& p, Marked&& marked) const {
     const std::uint32_t victim = p.succ[0];
     const std::uint32_t h = t_.height[victim];
     for (std::uint32_t l = h; l-- > 1;) {
@@ -407,6 +417,7 @@ class lockfree_skiplist_ref {
       if (node::marked(w)) return op_status::not_found;
       if (t_.pool.cas(victim, w, node::with_mark(w))) break;  // linearization point
     }
+    marked();
     find(key, p);  // unlinks the victim at every level; level 0 retires it
     return op_status::ok;
   }

@@ -307,20 +307,25 @@ class tx_skiplist_ref : public containers::detail::boosted_ref<tx_skiplist_ref<C
 
   /// The direct one-shot updates' native steps (boosted_ref::direct): the
   /// search that keeps the path (the native insert's find(), which unlinks
-  /// marked nodes on its way), and the change from that path. A set insert
-  /// gives the key value 0.
+  /// marked nodes on its way), and the change from that path, calling
+  /// applied() once the key's presence has changed (the level-0 link or
+  /// mark) and before the upper levels' links or the unlinking search; or,
+  /// without carry, the plain insert or remove and then applied(). A set
+  /// insert gives the key value 0.
   using position = lockfree_skiplist_ref::path;
   STM_HD bool find_native(std::uint32_t key, position& p) const { return set_.find(key, p); }
-  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, position& p, bool carry) const {
-    if (insert) {
-      t().value_at(node_id).store(0u, memory_order_relaxed);  // published by the level-0 link
-      if (carry) set_.insert_node_from(key, node_id, p);
-      else set_.insert_node(key, node_id);
-    } else if (carry) {
-      set_.remove_from(key, p);
-    } else {
-      set_.remove(0, key);
+  template <class Applied>
+  STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, position& p, bool carry,
+                           Applied&& applied) const {
+    if (insert) t().value_at(node_id).store(0u, memory_order_relaxed);  // published by the level-0 link
+    if (carry) {
+      if (insert) set_.insert_node_from(key, node_id, p, applied);
+      else set_.remove_from(key, p, applied);
+      return;
     }
+    if (insert) set_.insert_node(key, node_id);
+    else set_.remove(0, key);
+    applied();
   }
 
   lockfree_skiplist_ref set_{};
