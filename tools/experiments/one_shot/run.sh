@@ -13,7 +13,8 @@
 #   direct  -DSTM_BOOST_ONE_SHOT=0: the direct path alone in the kernels
 #   rt      no macro: every mode in one binary, chosen by --one-shot
 #           (attribution: precheck = the no-op answers alone, direct-search =
-#           direct without the carried search position; its kernels hold every
+#           direct without the carried search position and with the clean
+#           value stored after the whole native operation; its kernels hold every
 #           path, so compare its modes with each other, not with the builds above)
 # Each point runs twice, the binaries alternating (drift shows as a gap between
 # the two rounds of one binary). Output: OUTDIR/{tx,direct,rt}.jsonl and the
