@@ -378,8 +378,8 @@ class lockfree_skiplist_ref {
     linked();
     for (std::uint32_t l = 1; l < h; ++l) {  // as insert_node
       const list::detail::pool_ref lv = t_.level(l);
-      bool linked = false;
-      while (!linked) {
+      bool level_done = false;
+      while (!level_done) {
         node::word_t own = lv.load(fresh);
         if (node::marked(own)) goto done;
         if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
@@ -389,8 +389,8 @@ class lockfree_skiplist_ref {
         if (node::next(own) != p.succ[l]) {
           if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;
         }
-        linked = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
-        if (!linked) find(key, p);
+        level_done = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
+        if (!level_done) find(key, p);
       }
     }
   done:
