@@ -61,8 +61,8 @@ HEADLINES = [
      ("impl", "cm", "priority"), ("preset", "threads"),
      ["vacation"], lambda r: r.get("threads") == FULL and r.get("hash") == 1 and not r.get("presort")
      and not r.get("read_only") and (r.get("preset") == "high" or r.get("semantic") == 100)),
-    ("Skiplist: 5,000 keys, full occupancy, one launch of 1M operations", "skiplist",
-     ("impl", "cm", "priority"), ("mix", "threads"),
+    ("Skiplist: 5,000 keys in 5 levels and 1M keys in 16, full occupancy, one launch of 1M operations", "skiplist",
+     ("impl", "cm", "priority"), ("keys", "levels", "mix", "threads"),
      ["skiplist"], lambda r: r.get("threads") == FULL and r.get("mode") == "ops" and r.get("ops") == 1000000
      and r.get("mix") in ("50/50/0", "20/20/60")),
     ("K-means: 1M points, 16 clusters, 5 iterations", "kmeans", ("impl", "cm", "block"), ("points", "threads"),

@@ -67,6 +67,12 @@ for mix in 50/50/0 20/20/60; do
   hl "skiplist $mix" "${s[@]}" --impl all --sweep cm=$cms
   hl "skiplist $mix prstm aging" "${s[@]}" --impl tx --cm prstm --priority aging
 done
+# The map at scale: 1,000,000 keys in 2,000,000, 16 levels, prstm and the
+# native skiplist (the containers issue's third skiplist point).
+for mix in 50/50/0 20/20/60; do
+  hl "skiplist 1M keys $mix" --workload skiplist --keys 1000000 --levels 16 --threads full --ops 1000000 --mix $mix \
+    --impl all --cm prstm
+done
 
 # K-means: 1,000,000 points, 16 clusters, 5 iterations, full occupancy. prstm
 # runs every form (STAMP's transaction per point, per warp, per block, and the
