@@ -108,33 +108,7 @@ class lockfree_skiplist_ref {
       // Linearization point; release: publishes the node's words and height.
       if (t_.pool.cas(p.pred[0], p.pred_word[0], node::with_next(p.pred_word[0], fresh))) break;
     }
-    for (std::uint32_t l = 1; l < h; ++l) {
-      const list::detail::pool_ref lv = t_.level(l);
-      bool linked = false;
-      while (!linked) {
-        node::word_t own = lv.load(fresh);
-        if (node::marked(own)) goto done;  // being removed: link no higher
-        // Another node with our key at level l (Fraser: "ensure we have unique
-        // key values at every level"): one our first search met at level l
-        // before it was deleted, or, if ours has been marked since, a newer
-        // one. Look again: the search unlinks a deleted one, and a live one
-        // means ours is marked (two unmarked nodes of one key cannot both be
-        // linked at level 0), which the next pass sees.
-        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
-          find(key, p);
-          continue;
-        }
-        if (node::next(own) != p.succ[l]) {
-          if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;  // only a mark changes it meanwhile
-        }
-        linked = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
-        if (!linked) find(key, p);  // a new view of the predecessors
-      }
-    }
-  done:
-    // Removed while we linked it? Then one more search, after our last link,
-    // unlinks it everywhere (see the header).
-    if (node::marked(t_.pool.load(fresh))) find(key, p);
+    link_upper_levels(key, fresh, h, p);
     return op_status::ok;
   }
 
@@ -142,19 +116,7 @@ class lockfree_skiplist_ref {
   STM_HD op_status remove(std::uint32_t /*tid*/, std::uint32_t key) const {
     path p;
     if (!find(key, p)) return op_status::not_found;
-    const std::uint32_t victim = p.succ[0];
-    const std::uint32_t h = t_.height[victim];  // written before the node was published
-    for (std::uint32_t l = h; l-- > 1;) {  // upper levels, top down
-      const list::detail::pool_ref lv = t_.level(l);
-      for (node::word_t w = lv.load(victim); !node::marked(w); w = lv.load(victim))
-        if (lv.cas(victim, w, node::with_mark(w))) break;
-    }
-    for (node::word_t w = t_.pool.load(victim);; w = t_.pool.load(victim)) {
-      if (node::marked(w)) return op_status::not_found;  // another remove won
-      if (t_.pool.cas(victim, w, node::with_mark(w))) break;  // linearization point
-    }
-    find(key, p);  // unlinks the victim at every level; level 0 retires it
-    return op_status::ok;
+    return remove_from(key, p, [] {});
   }
 
   /// True when key is present. Wait-free: never writes, skips marked nodes.
@@ -306,6 +268,41 @@ class lockfree_skiplist_ref {
     return cur != node::tail && node::key(cw) == key ? cur : node::tail;
   }
 
+  /// The levels above 0 of an insert whose level-0 link (the linearization
+  /// point) is done: fresh of height h into each level from p, searching
+  /// again when p is stale; then, if the node was removed meanwhile, one more
+  /// search after its last link (see the header). insert_node and
+  /// insert_node_from end with it.
+  STM_HD void link_upper_levels(std::uint32_t key, std::uint32_t fresh, std::uint32_t h, path& p) const {
+    for (std::uint32_t l = 1; l < h; ++l) {
+      const list::detail::pool_ref lv = t_.level(l);
+      bool linked = false;
+      while (!linked) {
+        node::word_t own = lv.load(fresh);
+        if (node::marked(own)) goto done;  // being removed: link no higher
+        // Another node with our key at level l (Fraser: "ensure we have unique
+        // key values at every level"): one our first search met at level l
+        // before it was deleted, or, if ours has been marked since, a newer
+        // one. Look again: the search unlinks a deleted one, and a live one
+        // means ours is marked (two unmarked nodes of one key cannot both be
+        // linked at level 0), which the next pass sees.
+        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
+          find(key, p);
+          continue;
+        }
+        if (node::next(own) != p.succ[l]) {
+          if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;  // only a mark changes it meanwhile
+        }
+        linked = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
+        if (!linked) find(key, p);  // a new view of the predecessors
+      }
+    }
+  done:
+    // Removed while we linked it? Then one more search, after our last link,
+    // unlinks it everywhere (see the header).
+    if (node::marked(t_.pool.load(fresh))) find(key, p);
+  }
+
   /// After a lost level-0 CAS: Harris' search of level 0 again, from the
   /// predecessor the lost CAS aimed at, instead of a whole descent from the
   /// head. Under contention many inserts lose the CAS on one predecessor in
@@ -351,8 +348,8 @@ class lockfree_skiplist_ref {
   // The insert and remove above with their first search replaced by a path
   // that find() filled for the key some time before, during which nobody
   // else inserted or removed the key (the caller's key lock says so); the
-  // neighbours may have changed. Written beside insert_node and remove, not
-  // into them, so that the native operations' code stays as measured.
+  // neighbours may have changed. remove() is find() then remove_from(); an
+  // insert's levels above 0 are link_upper_levels() in both forms.
 
   /// insert_node(key, fresh) from p (find() found key absent): the level-0
   /// CAS on p's predecessor first, Harris' search again from there when it
@@ -376,25 +373,7 @@ class lockfree_skiplist_ref {
       if (t_.pool.cas(p.pred[0], p.pred_word[0], node::with_next(p.pred_word[0], fresh))) break;
     }
     linked();
-    for (std::uint32_t l = 1; l < h; ++l) {  // as insert_node
-      const list::detail::pool_ref lv = t_.level(l);
-      bool level_done = false;
-      while (!level_done) {
-        node::word_t own = lv.load(fresh);
-        if (node::marked(own)) goto done;
-        if (p.succ[l] != node::tail && node::key(p.succ_word[l]) == key) {
-          find(key, p);
-          continue;
-        }
-        if (node::next(own) != p.succ[l]) {
-          if (!lv.cas(fresh, own, node::with_next(own, p.succ[l]))) continue;
-        }
-        level_done = lv.cas(p.pred[l], p.pred_word[l], node::with_next(p.pred_word[l], fresh));
-        if (!level_done) find(key, p);
-      }
-    }
-  done:
-    if (node::marked(t_.pool.load(fresh))) find(key, p);
+    link_upper_levels(key, fresh, h, p);
     return op_status::ok;
   }
 
@@ -407,14 +386,14 @@ class lockfree_skiplist_ref {
   template <class Marked>
   STM_HD op_status remove_from(std::uint32_t key, path& p, Marked&& marked) const {
     const std::uint32_t victim = p.succ[0];
-    const std::uint32_t h = t_.height[victim];
-    for (std::uint32_t l = h; l-- > 1;) {
+    const std::uint32_t h = t_.height[victim];  // written before the node was published
+    for (std::uint32_t l = h; l-- > 1;) {  // upper levels, top down
       const list::detail::pool_ref lv = t_.level(l);
       for (node::word_t w = lv.load(victim); !node::marked(w); w = lv.load(victim))
         if (lv.cas(victim, w, node::with_mark(w))) break;
     }
     for (node::word_t w = t_.pool.load(victim);; w = t_.pool.load(victim)) {
-      if (node::marked(w)) return op_status::not_found;
+      if (node::marked(w)) return op_status::not_found;  // another remove won
       if (t_.pool.cas(victim, w, node::with_mark(w))) break;  // linearization point
     }
     marked();
