@@ -77,6 +77,8 @@ namespace stm {
 ///  transaction   a transaction of one read and at most one write, settled
 ///                after it (the protocol before the direct path)
 enum class one_shot_mode : std::uint32_t { direct = 0, direct_search = 1, precheck = 2, transaction = 3 };
+inline constexpr one_shot_mode all_one_shot_modes[] = {one_shot_mode::direct, one_shot_mode::direct_search,
+                                                       one_shot_mode::precheck, one_shot_mode::transaction};
 
 inline const char* to_string(one_shot_mode m) {
   switch (m) {
@@ -89,7 +91,7 @@ inline const char* to_string(one_shot_mode m) {
 }
 /// The mode named s (to_string's names); usage_error otherwise.
 inline one_shot_mode one_shot_mode_from(const std::string& s) {
-  for (auto m : {one_shot_mode::direct, one_shot_mode::direct_search, one_shot_mode::precheck, one_shot_mode::transaction})
+  for (one_shot_mode m : all_one_shot_modes)
     if (s == to_string(m)) return m;
   throw usage_error("unknown one-shot mode '" + s + "' (known: direct, direct-search, precheck, tx)");
 }
@@ -661,6 +663,23 @@ STM_HD op_status for_each_in(Tx& tx, const key_locks_ref& kl, std::uint32_t lo, 
 /// What an update does to its key: insert if absent, remove if present, or
 /// (maps) put: insert with a value or assign it.
 enum class update_kind : std::uint32_t { insert, remove, put };
+
+/// The owner's side of one_shot_mode (tx_set, tx_skiplist derive from it):
+/// the mode its refs are handed (boosted_ref::mode_, copied by ref()).
+class one_shot_choice {
+ public:
+  /// How the one-shot updates of the refs taken from now on run
+  /// (one_shot_mode::direct unless the build fixes one). usage_error for a
+  /// mode other than the build's fixed one (STM_BOOST_ONE_SHOT).
+  void set_one_shot(one_shot_mode m) {
+    check_one_shot_mode(m);
+    mode_ = m;
+  }
+  one_shot_mode one_shot() const { return mode_; }
+
+ protected:
+  one_shot_mode mode_ = default_one_shot_mode;
+};
 
 /// The handle part every boosted set shares (tx_set_ref, tx_skiplist_ref):
 /// the key locks, the lock table, the manager, and the one-shot transaction

@@ -185,9 +185,12 @@ class tx_set_ref : public containers::detail::boosted_ref<tx_set_ref<CM, Config>
   STM_HD void apply_native(std::uint32_t key, bool insert, std::uint32_t node_id, const position& w, bool carry,
                            Applied&& applied) const {
     if (carry) {
-      if (insert) set_.insert_from(key, node_id, w);
-      else set_.remove_from(key, w, applied);
-      if (insert) applied();
+      if (insert) {
+        set_.insert_from(key, node_id, w);  // its link is its last step
+        applied();
+      } else {
+        set_.remove_from(key, w, applied);
+      }
       return;
     }
     if (insert) set_.insert_node(key, node_id);
@@ -201,7 +204,7 @@ static_assert(std::is_trivially_copyable_v<tx_set_ref<>>);
 
 /// Host owner: the Harris list (with its bucket sentinels), the key locks,
 /// and the lock table (its own, one lock per key lock, or a shared one).
-class tx_set {
+class tx_set : public containers::detail::one_shot_choice {  // set_one_shot(), one_shot()
  public:
   tx_set(backend where, std::uint64_t capacity, bucket_hint hint = {})
       : set_(where, capacity, hint),
@@ -225,14 +228,6 @@ class tx_set {
     r.mode_ = mode_;
     return r;
   }
-  /// How the one-shot insert and remove of the refs taken from now on run
-  /// (one_shot_mode::direct unless the build fixes one; containers/detail/boost.hpp).
-  /// usage_error for a mode other than the build's fixed one (STM_BOOST_ONE_SHOT).
-  void set_one_shot(one_shot_mode m) {
-    check_one_shot_mode(m);
-    mode_ = m;
-  }
-  one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t key_locks() const { return keys_.size(); }
   std::uint64_t reclaim() { return set_.reclaim(); }
@@ -266,7 +261,6 @@ class tx_set {
   harris_set set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
-  one_shot_mode mode_ = default_one_shot_mode;
 };
 
 }  // namespace stm::list

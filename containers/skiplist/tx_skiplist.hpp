@@ -334,7 +334,7 @@ static_assert(std::is_trivially_copyable_v<tx_skiplist_ref<>>);
 
 /// Host owner: the lock-free skiplist, the key locks, and the lock table
 /// (its own, one lock per key lock, or a shared one).
-class tx_skiplist {
+class tx_skiplist : public containers::detail::one_shot_choice {  // set_one_shot(), one_shot()
  public:
   /// capacity: user nodes (>= 1); levels: 1 .. max_levels; keys_per_lock:
   /// consecutive keys sharing a key lock (a power of two; 1: each key its
@@ -364,14 +364,6 @@ class tx_skiplist {
     r.mode_ = mode_;
     return r;
   }
-  /// How the one-shot insert, remove and erase of the refs taken from now
-  /// on run (one_shot_mode::direct unless the build fixes one; containers/detail/boost.hpp).
-  /// usage_error for a mode other than the build's fixed one (STM_BOOST_ONE_SHOT).
-  void set_one_shot(one_shot_mode m) {
-    check_one_shot_mode(m);
-    mode_ = m;
-  }
-  one_shot_mode one_shot() const { return mode_; }
   std::uint64_t capacity() const { return set_.capacity(); }
   std::uint32_t levels() const { return set_.levels(); }
   std::uint32_t num_locks() const { return locks_.table().size(); }
@@ -409,7 +401,6 @@ class tx_skiplist {
   lockfree_skiplist set_;
   containers::detail::key_locks keys_;
   containers::detail::tx_locks locks_;
-  one_shot_mode mode_ = default_one_shot_mode;
 };
 
 }  // namespace stm::skiplist

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "bench.hpp"
+#include "one_shot.hpp"
 #include "cmp/registry.hpp"
 #include "stm/launch.hpp"
 
@@ -61,8 +62,7 @@ mix_config make_mix_config(const bench::options& o) {
   if (nodes > stm::list::node::max_index)
     throw stm::usage_error("--keys plus the inserts of --ops may need " + std::to_string(nodes) +
                            " list nodes, a pool holds 2^30-1: lower --ops or --keys");
-  c.one_shot = stm::one_shot_mode_from(o.get("one-shot"));
-  stm::check_one_shot_mode(c.one_shot);  // a build that fixes the mode (STM_BOOST_ONE_SHOT) refuses another
+  c.one_shot = bench::one_shot_from(o);
   if (std::find(im.begin(), im.end(), "tx") != im.end()) stm::require_priorities(c.threads);
   else
     for (const char* name : {"cm", "one-shot"}) o.refuse(name, "applies to the tx list only (--impl tx or all)");
@@ -193,12 +193,7 @@ bench::registrar reg({"list",
                        bench::choice("impl", "all", {"harris", "bucketed", "tx", "indexed", "all"},
                                      "mix: harris, bucketed, tx or all; seed replay: harris, indexed or all (default harris)"),
                        bench::common("cm"), bench::common("seed"),
-                       bench::choice("one-shot", stm::to_string(stm::default_one_shot_mode), {"direct", "direct-search", "precheck", "tx"},
-                                     "tx: how its one-shot insert and remove run (containers/detail/boost.hpp, "
-                                     "one_shot_mode): direct (no-op answers from a lookup, a change by a "
-                                     "single-word commit applied from the search's position), direct-search (the "
-                                     "apply searches again), precheck (no-op answers from a lookup, a change by a "
-                                     "transaction), tx (every update a transaction)")},
+                       bench::one_shot_option()},
                       validate,
                       run,
                       estimate});

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "one_shot.hpp"
 #include "priority.hpp"
 #include "stm/launch.hpp"
 
@@ -60,8 +61,7 @@ wl::config make_config(const bench::options& o) {
   c.seed = o.seed;
   c.pool = o.get("pool") == "auto" ? 0 : o.get_u64("pool");
   c.map = o.get("map") == "true";
-  c.one_shot = stm::one_shot_mode_from(o.get("one-shot"));
-  stm::check_one_shot_mode(c.one_shot);  // a build that fixes the mode (STM_BOOST_ONE_SHOT) refuses another
+  c.one_shot = bench::one_shot_from(o);
   const auto im = impls(o);
   if (std::none_of(im.begin(), im.end(), wl::transactional))
     for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority", "one-shot"})
@@ -168,12 +168,7 @@ bench::registrar reg({"skiplist",
                        bench::common("cm"), bench::common("cm-wait"), bench::common("cm-backoff"),
                        bench::common("hash"), bench::priority_option(), bench::common("seconds"),
                        bench::common("seed"),
-                       bench::choice("one-shot", stm::to_string(stm::default_one_shot_mode), {"direct", "direct-search", "precheck", "tx"},
-                                     "tx: how its one-shot insert and remove (erase) run (containers/detail/boost.hpp, "
-                                     "one_shot_mode): direct (no-op answers from a lookup, a change by a "
-                                     "single-word commit applied from the search's path), direct-search (the apply "
-                                     "searches again), precheck (no-op answers from a lookup, a change by a "
-                                     "transaction), tx (every update a transaction); put is always a transaction")},
+                       bench::one_shot_option()},
                       validate,
                       run,
                       estimate});
