@@ -316,7 +316,8 @@ def multi_gpu(rows):
 def scaling_config(r):
     """The configuration a scaling row belongs to, managers and thread counts aside (the
     report's table and tools/plot_results.py's panels). A native array row, which has no
-    validation mode, goes with the opaque transactions of its shape."""
+    validation mode, goes with the opaque transactions of its shape; a native k-means row with
+    tx-aggregated."""
     w = r["workload"]
     if w == "array":
         v = r.get("validation")
@@ -327,6 +328,9 @@ def scaling_config(r):
         return f"skiplist {r.get('mix')}"
     if w == "bank":
         return f"bank {r.get('accounts', 0):,} accounts"
+    if w == "kmeans":  # the native update is warp-aggregated atomics: tx-aggregated's like
+        impl = r.get("impl")
+        return f"kmeans {'tx-aggregated' if impl == 'native' else impl}"
     return w
 
 

@@ -230,9 +230,12 @@ STM_HD void commit_sums(Tx& tx, accumulator* acc, const accumulator* d, std::uin
   }
 }
 
-/// Update stage, STAMP's transaction: one per point. Opaque = false: the body
-/// only adds, a stale value can never make it misbehave, and commit-time
-/// validation rejects it.
+/// Update stage, STAMP's transaction: one per point, the thread's points
+/// w, w + workers, ... as one TX_FOR (a loop of TX_BEGIN/TX_END would hold
+/// every lane of the warp at each point until its slowest lane committed;
+/// under TX_FOR a lane whose point committed goes on to its next one while
+/// the others retry). Opaque = false: the body only adds, a stale value can
+/// never make it misbehave, and commit-time validation rejects it.
 template <class CM>
 struct update_tx_kernel {
   CM cm;
@@ -244,19 +247,18 @@ struct update_tx_kernel {
   std::uint32_t n, workers;
   STM_HD void operator()(std::uint32_t w) const {
     stm::transaction<CM, stm::tx_config<3, 3, false>> tx(locks, w, cm);
-    for (std::uint64_t i = w; i < n; i += workers) {
+    const std::uint32_t mine = w < n ? (n - w + workers - 1) / workers : 0u;
+    TX_FOR(tx, j, mine) {
+      const std::uint64_t i = w + std::uint64_t(j) * workers;
       accumulator& a = acc[membership[i]];
       const centre p = points[i];
-      TX_BEGIN(tx) {
-        const long long c = TX_READ(tx, &a.count);
-        const long long sx = TX_READ(tx, &a.sx);
-        const long long sy = TX_READ(tx, &a.sy);
-        TX_WRITE(tx, &a.count, c + 1);
-        TX_WRITE(tx, &a.sx, sx + p.x);
-        TX_WRITE(tx, &a.sy, sy + p.y);
-      }
-      TX_END(tx);
-    }
+      const long long c = TX_READ(tx, &a.count);
+      const long long sx = TX_READ(tx, &a.sx);
+      const long long sy = TX_READ(tx, &a.sy);
+      TX_WRITE(tx, &a.count, c + 1);
+      TX_WRITE(tx, &a.sx, sx + p.x);
+      TX_WRITE(tx, &a.sy, sy + p.y);
+    } TX_FOR_END(tx);
     stats.add(tx.counters());
   }
 };
