@@ -3,7 +3,8 @@
 # Experiment: does prstm lose the graph and vacation to backoff because its
 # read validation steals lower-priority pre-locks (docs/design-decisions.md#prstm-pause-cap)?
 # STM_BENCH: stm_bench built from a tree with knob.patch applied; one binary,
-# prstm with and without STM_PRSTM_READ_STEAL_OFF=1, backoff beside, two
+# prstm with STM_PRSTM_READ_STEAL_OFF=0 (steal: the default), 1 (give way) and
+# 2 (wait for the writer's outcome, then steal), backoff beside, two
 # alternating rounds, full occupancy.
 # tools/experiments/prstm_read_steal/run.sh STM_BENCH OUTDIR
 set -uo pipefail
@@ -11,10 +12,11 @@ B=${1:?STM_BENCH}; out=${2:?OUTDIR}
 mkdir -p "$out"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 run() { local v=$1; shift
-  env $( [ "$v" = off ] && echo STM_PRSTM_READ_STEAL_OFF=1 ) timeout 120 "$B" --backend gpu --repeat 3 --warmup 1 \
+  local k=0; [ "$v" = giveway ] && k=1; [ "$v" = wait ] && k=2
+  STM_PRSTM_READ_STEAL_OFF=$k timeout 120 "$B" --backend gpu --repeat 3 --warmup 1 \
     --format json --out "$out/$v.jsonl" -q --threads full "$@" >/dev/null 2>>"$out/err.log" || echo "FAILED($?) $v: $*"; }
 for round in 1 2; do
-  for v in steal off; do
+  for v in steal giveway wait; do
     run $v --workload graph --impl tx --cm prstm
     run $v --workload graph --impl tx-filtered --cm prstm
     run $v --workload vacation --preset paper --impl tx --cm prstm
