@@ -234,10 +234,9 @@ STM_HD void commit_sums(Tx& tx, accumulator* acc, const accumulator* d, std::uin
 /// only adds, a stale value can never make it misbehave, and commit-time
 /// validation rejects it. A loop of TX_BEGIN/TX_END, not one TX_FOR over the
 /// thread's points: the loop holds every lane of a warp at each point until
-/// its slowest lane committed, which on 16 hot accumulators is a throttle
-/// that pays. As one TX_FOR, where a lane goes on to its next point at once,
-/// the update ran 22% slower at full occupancy (an H200: 0.86 M against
-/// 1.11 M points/s, results/experiments/LOG.md, 2026-11-28 third round).
+/// its slowest lane committed, which on the K hot accumulators throttles the
+/// contenders; as one TX_FOR, where a lane goes on to its next point at once,
+/// it measured slower (docs/design-decisions.md#kmeans-per-point).
 template <class CM>
 struct update_tx_kernel {
   CM cm;

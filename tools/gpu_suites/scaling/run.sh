@@ -66,12 +66,12 @@ if want skiplist; then
   done
 fi
 if want kmeans; then
-  # tx: STAMP's update, a transaction per point (2 M in all, whatever the
+  # tx: STAMP's update, a transaction per point (the same count whatever the
   # launch): the suite's k-means point. tx-aggregated commits once per warp
-  # and touched cluster, so its transactions grow with the launch (3,840 at
-  # 1,536 threads, 651,709 at full occupancy, all on the 16 accumulators)
-  # and its points/s fall with threads by construction, as the native
-  # warp-aggregated atomics' do: measured beside it, not held to the sweep.
+  # and touched cluster, so its transactions grow with the launch and its
+  # points/s fall with threads by construction, as the native warp-aggregated
+  # atomics' do: measured beside it, not held to the sweep
+  # (docs/design-decisions.md#kmeans-per-point).
   pt --workload kmeans --impl tx --iterations 2 --sweep "$sweep_t" --sweep cm=$cms
   pt --workload kmeans --impl tx-aggregated --sweep "$sweep_t" --sweep cm=$cms
   pt --workload kmeans --impl native --sweep "$sweep_t"
