@@ -33,8 +33,11 @@
 //
 // Progress: the highest-priority running transaction is only aborted by a
 // transaction that has committed or holds final locks (and finishes without
-// waiting), so the system as a whole always makes progress; no thread ever
-// waits on a pre-lock, so lock-step warps cannot deadlock.
+// waiting), so the system as a whole always makes progress. A thread waits
+// on a pre-lock only on the larger sets' path, only on a lower priority's,
+// and at most settle_polls polls: a pre-lock's owner never waits on a higher
+// priority (it aborts), so waits run from higher to lower priorities, form no
+// cycle, and lock-step warps cannot deadlock.
 //
 // Differences from the paper: an aborted attempt pauses a randomized,
 // exponentially growing time before it retries (see pause_ns); step 1 steals
@@ -43,11 +46,21 @@
 // times (its owner only writes back and releases; off by default), and the
 // cap of the pause (--cm-backoff).
 //
-// Mechanics: for small sets the CASes of each step and the loads of the
-// validation are issued as one batch (independent, so in flight together);
-// only the entries whose first try failed go through the careful loop. The
-// value checks of reads of locations we write go out with the final-lock
-// CASes of step 3.
+// Mechanics, two paths (docs/design-decisions.md#prstm-long-sets):
+// - small sets (unrolled: at most 8 reads and 8 writes): the CASes of each
+//   step and the loads of the validation are issued as one batch
+//   (independent, so in flight together); only the entries whose first try
+//   failed go through the careful loop. The value checks of reads of
+//   locations we write go out with the final-lock CASes of step 3.
+// - larger sets: step 1 entry by entry, stopping at the first lock that
+//   refuses; a lower-priority pre-lock, written or read, is first waited for
+//   (settle: up to settle_polls polls for its owner's outcome) and stolen only
+//   if it is still held then; step 2 checks the covered values in the same
+//   pass as the other reads, and step 3 is the final-lock CASes alone. Most
+//   such pre-locks are gone within the wait (their owners never wait on a
+//   higher priority), so the owner commits instead of failing step 3 after
+//   its whole validation: stealing at once cost these transactions half
+//   their throughput at full occupancy.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +107,35 @@ struct prstm_ranked : manager_base, Rank {
 
   template <class Core>
   STM_HD bool acquire(Core& tx) const {
+    if constexpr (!Core::unrolled) return acquire_in_turn(tx);
+    else return acquire_batched(tx);
+  }
+
+  // acquire() executes (A) after the final-lock CASes (lock_and_check_covered,
+  // acquire_in_turn). A derived manager whose acquire() does not must set this
+  // to false.
+  static constexpr bool fences_final_locks = true;
+
+  // The larger sets' path waits up to this many polls, 64 ns apart, for a
+  // lower-priority pre-lock's outcome before it steals the pre-lock.
+  static constexpr std::uint32_t settle_polls = 64;
+
+  // A read that finds a pre-lock of a higher priority dooms an update's
+  // attempt: step 1 refuses that lock if we write the location, step 2 aborts
+  // us if we only read it, unless its owner gives it up first. A non-opaque
+  // read notes it, and the update fails before it takes any lock (cause
+  // prelock) instead of pre-locking its other locations and stopping other
+  // transactions meanwhile. (A read-only commit ignores the note: it takes no
+  // lock, and its validation fails on any pre-lock still held then, whatever
+  // its owner's priority: stm/detail/tx_core.hpp, validate_read_only.)
+  STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const {
+    return lock_word::is_prelocked(word) && this->outranks(lock_word::owner(word), tid);
+  }
+
+ private:
+  // The small sets' path (unrolled).
+  template <class Core>
+  STM_HD bool acquire_batched(Core& tx) const {
     // The steps report failure; the one exit below releases (every inlined
     // copy of the release code costs registers, and the descriptor must stay
     // in registers).
@@ -124,30 +166,97 @@ struct prstm_ranked : manager_base, Rank {
     return ok ? true : tx.abort_releasing(cause);
   }
 
-  // acquire() executes (A) after the final-lock CASes (lock_and_check_covered).
-  // A derived manager whose acquire() does not must set this to false.
-  static constexpr bool fences_final_locks = true;
-
-  // A read that finds a pre-lock of a higher priority dooms an update's
-  // attempt: step 1 refuses that lock if we write the location, step 2 aborts
-  // us if we only read it, unless its owner gives it up first. A non-opaque
-  // read notes it, and the update fails before it takes any lock (cause
-  // prelock) instead of pre-locking its other locations and stopping other
-  // transactions meanwhile. (A read-only commit ignores the note: it takes no
-  // lock, and its validation fails on any pre-lock still held then, whatever
-  // its owner's priority: stm/detail/tx_core.hpp, validate_read_only.)
-  STM_HD bool dooms_read(std::uint32_t word, std::uint32_t tid) const {
-    return lock_word::is_prelocked(word) && this->outranks(lock_word::owner(word), tid);
+  // The larger sets' path (see the header): steps 1-3 entry by entry.
+  template <class Core>
+  STM_HD bool acquire_in_turn(Core& tx) const {
+    namespace lw = lock_word;
+    constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
+    // 1. Each lock in turn; the first that refuses ends the attempt. A
+    //    lower-priority pre-lock still held after the wait is left for the
+    //    second pass, which steals only once no lock of the write set refused.
+    bool missed = false;
+    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          const auto word = tx.table.word(e.lock);
+          std::uint32_t cur = lw::make_unlocked(e.version);
+          while (!word.compare_exchange_strong(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
+            if (!settle(tx, e.lock, e.version, cur)) return false;
+            if (lw::is_prelocked(cur)) {  // still a lower priority's (ours: not in a write set of distinct locks)
+              missed = true;
+              return true;
+            }
+            cur = lw::make_unlocked(e.version);  // given back at the version: take it
+          }
+          e.state = lock_pre;
+          return true;
+        }))
+      return tx.abort_releasing(abort_cause::prelock);
+    if (missed &&
+        !Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          return e.state == lock_pre || prelock_one(tx, e, tx.table.word(e.lock).load(memory_order_relaxed));
+        }))
+      return tx.abort_releasing(abort_cause::prelock);
+    tx.write_set_claimed();  // (K), as on the other path
+    bool all_covered = true;
+    if (!tx.mark_covered(all_covered)) return tx.abort_releasing(abort_cause::validation);
+    // (C) or (P), as on the other path.
+    if (!all_covered) platform::fence_seq_cst();
+    else platform::fence_acquire();
+    // 2. One pass: a covered read's value (we hold its pre-lock: a thief's
+    //    commit would make our step 3 fail), an uncovered read's word and
+    //    value, a lower-priority pre-lock on it waited for, then stolen.
+    if (!Core::template each_loaded<R>(
+            tx.n_reads, [&](std::uint32_t i) { return tx.read_word_and_value(i); },
+            [&](std::uint32_t i, const typename Core::read_look& l) {
+              auto& r = tx.reads[i];
+              if (r.covered) return l.value == r.value;
+              std::uint32_t cur = l.word;
+              std::uint64_t value = l.value;
+              if (lw::is_prelocked(cur) && !lw::is_locked(cur) && lw::owner(cur) != tx.tid) {
+                if (!settle(tx, r.lock, r.version(), cur)) return false;
+                value = load_word(r.addr, r.size);  // the value that goes with the word settled on
+              }
+              return validate_one(tx, r, cur, value);
+            }))
+      return tx.abort_releasing(abort_cause::validation);
+    // 3. Final locks; a failed CAS: a higher priority stole the pre-lock.
+    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
+          if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
+                                                             memory_order_relaxed))
+            return false;
+          e.state = lock_final;
+          return true;
+        }))
+      return tx.abort_releasing(abort_cause::lock);
+    platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    return true;
   }
 
- private:
-
-  // Step 1 must give up at this word: its version moved since our read, it is
-  // final-locked, or a higher priority pre-locked it.
+  // The word `cur` of lock `lock` (expected at `version`) is a pre-lock not
+  // ours: wait for its owner's outcome. False: the word refuses us (see
+  // refuses). True: `cur` is free at the version, or still pre-locked by a
+  // lower priority after settle_polls polls (64 ns apart), or ours.
   template <class Core>
-  STM_HD bool refuses(const Core& tx, const lock_entry& e, std::uint32_t cur) const {
+  STM_HD bool settle(const Core& tx, std::uint32_t lock, std::uint32_t version, std::uint32_t& cur) const {
     namespace lw = lock_word;
-    return lw::version(cur) != e.version || lw::is_locked(cur) ||
+    const auto word = tx.table.word(lock);
+    for (std::uint32_t polls = 0;; ++polls) {
+      if (refuses(tx, version, cur)) return false;
+      if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid || polls == settle_polls) return true;
+      platform::backoff_ns(64);
+      cur = word.load(memory_order_relaxed);
+    }
+  }
+
+  // Step 1 must give up at this word (expected at `version`): the version
+  // moved since our read, it is final-locked, or a higher priority pre-locked it.
+  template <class Core>
+  STM_HD bool refuses(const Core& tx, std::uint32_t version, std::uint32_t cur) const {
+    namespace lw = lock_word;
+    return lw::version(cur) != version || lw::is_locked(cur) ||
            (lw::is_prelocked(cur) && this->outranks(lw::owner(cur), tx.tid));
   }
 
@@ -157,7 +266,7 @@ struct prstm_ranked : manager_base, Rank {
     namespace lw = lock_word;
     const auto word = tx.table.word(e.lock);
     for (;;) {
-      if (refuses(tx, e, cur)) return false;
+      if (refuses(tx, e.version, cur)) return false;
       if (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid) break;  // already ours
       if (word.compare_exchange_weak(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
         if (lw::is_prelocked(cur)) ++tx.counters.steals;
@@ -168,83 +277,62 @@ struct prstm_ranked : manager_base, Rank {
     return true;
   }
 
-  // Step 1 in two passes. The first takes every lock that is free at its
-  // version (one CAS each, in flight together for small sets) and steals
+  // Step 1 of the small sets' path, in two passes. The first takes every lock
+  // that is free at its version (one CAS each, in flight together) and steals
   // nothing. If any lock it missed refuses us, the attempt aborts there: a
   // steal makes its victim fail step 3, which is waste when we cannot commit
   // either. Only then does the second pass steal the lower-priority pre-locks
   // (a word may still change in between, so a steal followed by a refusal
-  // remains possible, but only in that race).
-  // in_flight(): work that does not depend on the CAS results. The unrolled
-  // path runs it once every first CAS is issued, before any result is tested;
-  // the general path, which tests each result as it goes, after its first
-  // pass.
+  // remains possible, but only in that race; acquire_in_turn's step 1 keeps
+  // the same rule).
+  // in_flight(): work that does not depend on the CAS results, run once every
+  // first CAS is issued, before any result is tested.
   template <class Core, class InFlight>
   STM_HD bool prelock_all(Core& tx, InFlight&& in_flight) const {
     namespace lw = lock_word;
-    if constexpr (Core::unrolled) {
-      constexpr std::uint32_t W = Core::config::max_writes;
-      std::uint32_t seen[W] = {};
-      std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
-      bool refused = false;
-      // The common case: every lock free at its version. Every CAS is issued
-      // before any result is tested (one round trip for the batch): with the
-      // test beside its CAS, the machine code waits for each CAS before
-      // issuing the next.
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks) {
-          const auto& e = tx.locks[k];
-          seen[k] = lw::make_unlocked(e.version);  // the CAS leaves the word's old value here
-          tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
-                                                        memory_order_relaxed);
-        }
-      in_flight();
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks) {
-          auto& e = tx.locks[k];
-          platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
-          if (seen[k] == lw::make_unlocked(e.version)) e.state = lock_pre;
-          else failed |= 1u << k;
-        }
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (failed >> k & 1u) refused |= refuses(tx, tx.locks[k], seen[k]);
-      if (refused) return false;
-      // The careful loop once, not per entry (register pressure): the entry
-      // travels by value through constant-index get/put. Skipped as a whole
-      // in the common case (every first CAS won): otherwise the machine code
-      // runs its W iterations anyway, lane by lane, between the pre-locks and
-      // the final locks.
-      if (failed != 0) {
-        STM_NO_UNROLL
-        for (std::uint32_t k = 0; k < W; ++k)
-          if (failed >> k & 1u) {
-            lock_entry e = Core::get(tx.locks, k);
-            if (!prelock_one(tx, e, Core::get(seen, k))) return false;
-            Core::put(tx.locks, k, e);
-          }
+    static_assert(Core::unrolled, "the small sets' path; acquire_in_turn takes the others");
+    constexpr std::uint32_t W = Core::config::max_writes;
+    std::uint32_t seen[W] = {};
+    std::uint32_t failed = 0;  // bit k: entry k's first CAS failed
+    bool refused = false;
+    // The common case: every lock free at its version. Every CAS is issued
+    // before any result is tested (one round trip for the batch): with the
+    // test beside its CAS, the machine code waits for each CAS before
+    // issuing the next.
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
+        const auto& e = tx.locks[k];
+        seen[k] = lw::make_unlocked(e.version);  // the CAS leaves the word's old value here
+        tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_prelocked(e.version, tx.tid),
+                                                      memory_order_relaxed);
       }
-    } else {
-      bool missed = false;
-      for (std::uint32_t k = 0; k < tx.n_locks; ++k) {
+    in_flight();
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
         auto& e = tx.locks[k];
-        std::uint32_t seen = lw::make_unlocked(e.version);
-        if (tx.table.word(e.lock).compare_exchange_strong(seen, lw::make_prelocked(e.version, tx.tid),
-                                                          memory_order_relaxed))
-          e.state = lock_pre;
-        else if (refuses(tx, e, seen))
-          return false;
-        else
-          missed = true;
+        platform::hide_from_optimizer(seen[k]);  // keeps the test from merging with the CAS's own
+        if (seen[k] == lw::make_unlocked(e.version)) e.state = lock_pre;
+        else failed |= 1u << k;
       }
-      in_flight();
-      if (missed)
-        for (std::uint32_t k = 0; k < tx.n_locks; ++k)
-          if (tx.locks[k].state != lock_pre &&
-              !prelock_one(tx, tx.locks[k], tx.table.word(tx.locks[k].lock).load(memory_order_relaxed)))
-            return false;
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (failed >> k & 1u) refused |= refuses(tx, tx.locks[k].version, seen[k]);
+    if (refused) return false;
+    // The careful loop once, not per entry (register pressure): the entry
+    // travels by value through constant-index get/put. Skipped as a whole
+    // in the common case (every first CAS won): otherwise the machine code
+    // runs its W iterations anyway, lane by lane, between the pre-locks and
+    // the final locks.
+    if (failed != 0) {
+      STM_NO_UNROLL
+      for (std::uint32_t k = 0; k < W; ++k)
+        if (failed >> k & 1u) {
+          lock_entry e = Core::get(tx.locks, k);
+          if (!prelock_one(tx, e, Core::get(seen, k))) return false;
+          Core::put(tx.locks, k, e);
+        }
     }
     return true;
   }
@@ -297,58 +385,33 @@ struct prstm_ranked : manager_base, Rank {
   STM_HD static bool lock_and_check_covered(Core& tx, abort_cause& cause) {
     namespace lw = lock_word;
     constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
+    static_assert(Core::unrolled, "the small sets' path; acquire_in_turn takes the others");
     bool values_ok = true, locked = true;
-    if constexpr (Core::unrolled) {
-      std::uint64_t value[R] = {};
-      std::uint32_t seen[W] = {};
-      platform::fence_anchor anchor;  // the CAS results are tested below (A)
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && tx.reads[i].covered) value[i] = load_word(tx.reads[i].addr, tx.reads[i].size);
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks) {
-          const auto& e = tx.locks[k];
-          seen[k] = lw::make_prelocked(e.version, tx.tid);  // the CAS leaves the word's old value here
-          tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_locked(e.version, tx.tid), memory_order_relaxed);
-        }
-      platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
-      const std::uint32_t zero = anchor.zero();
-      STM_UNROLL
-      for (std::uint32_t i = 0; i < R; ++i)
-        if (i < tx.n_reads && tx.reads[i].covered) values_ok &= value[i] == tx.reads[i].value;
-      STM_UNROLL
-      for (std::uint32_t k = 0; k < W; ++k)
-        if (k < tx.n_locks) {
-          auto& e = tx.locks[k];
-          if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = lock_final;
-          else locked = false;
-        }
-    } else {
-      // The covered values in batches (each_loaded: 8 loads in flight, then
-      // their checks), not one load and its test after another (a round trip
-      // per covered read), as backoff checks them in its validation batch;
-      // docs/design-decisions.md#prstm-covered-batch has what it measured.
-      // An uncovered read's look is its own recorded value: no load.
-      values_ok = Core::template each_loaded<R>(
-          tx.n_reads,
-          [&](std::uint32_t i) {
-            const auto& r = tx.reads[i];
-            return r.covered ? load_word(r.addr, r.size) : r.value;
-          },
-          [&](std::uint32_t i, std::uint64_t v) { return v == tx.reads[i].value; });
-      Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+    std::uint64_t value[R] = {};
+    std::uint32_t seen[W] = {};
+    platform::fence_anchor anchor;  // the CAS results are tested below (A)
+    STM_UNROLL
+    for (std::uint32_t i = 0; i < R; ++i)
+      if (i < tx.n_reads && tx.reads[i].covered) value[i] = load_word(tx.reads[i].addr, tx.reads[i].size);
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
+        const auto& e = tx.locks[k];
+        seen[k] = lw::make_prelocked(e.version, tx.tid);  // the CAS leaves the word's old value here
+        tx.table.word(e.lock).compare_exchange_strong(seen[k], lw::make_locked(e.version, tx.tid), memory_order_relaxed);
+      }
+    platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
+    const std::uint32_t zero = anchor.zero();
+    STM_UNROLL
+    for (std::uint32_t i = 0; i < R; ++i)
+      if (i < tx.n_reads && tx.reads[i].covered) values_ok &= value[i] == tx.reads[i].value;
+    STM_UNROLL
+    for (std::uint32_t k = 0; k < W; ++k)
+      if (k < tx.n_locks) {
         auto& e = tx.locks[k];
-        std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-        if (tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                          memory_order_relaxed))
-          e.state = lock_final;
-        else
-          locked = false;
-        return true;
-      });
-      platform::fence_release();  // (A), as above
-    }
+        if (seen[k] + zero == lw::make_prelocked(e.version, tx.tid)) e.state = lock_final;
+        else locked = false;
+      }
     cause = locked ? abort_cause::validation : abort_cause::lock;  // lock: stolen by a higher priority
     return locked && values_ok;
   }

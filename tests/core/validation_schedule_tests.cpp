@@ -372,4 +372,78 @@ TEST_F(ValidationSchedule, EscalatedCommitHoldsEveryLockUntilItsWriteBackIsDone)
   for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
 }
 
+// prstm's larger sets' path (sets too large to unroll) waits for a
+// lower-priority pre-lock's outcome before it steals it
+// (docs/design-decisions.md#prstm-long-sets). A pre-lock of thread 5 (lower
+// priority) on y, then R (thread 1) commits with the pre-lock still there:
+// R stops at its second load of y's lock word during the commit (its second
+// poll). While R is stopped the owner gives y back at the same version (it
+// aborted); R goes on, finds y free, takes or reads it, and commits without
+// a steal. A commit that stole at its first look (the small sets' rule, and
+// this path's before the wait) never loads the word a second time: it
+// steals, does not stop, and counts a steal.
+class LowerPriorityPreLock : public ::testing::Test {
+ protected:
+  using long_tx = stm::transaction<stm::prstm, stm::tx_config<16, 8, /*Opaque=*/false>>;
+  static_assert(!stm::tx_descriptor<stm::tx_config<16, 8, false>>::unrolled, "the larger sets' path");
+  LowerPriorityPreLock() { words.upload({10, 20, 30, 40}); }
+
+  // R's commit: body(tx) then commit with the hook stopping at y's lock
+  // word's second load; the owner gives the pre-lock back while R is stopped.
+  template <class Body>
+  void run_r(Body body) {
+    y_word().store(stm::lock_word::make_prelocked(0, 5));
+    stop_at r_stop(perturb::point::after_load, y_lock, 2);
+    std::thread r([&] {
+      long_tx tx(table, 1);
+      tx.begin();
+      body(tx);
+      perturb::set_thread_hook(&stop_at::hook, &r_stop);
+      r_committed = tx.commit();
+      perturb::set_thread_hook(nullptr, nullptr);
+      r_steals = tx.counters().steals;
+      r_stop.finish();
+    });
+    r_stopped = r_stop.wait_stopped_or_finished();
+    if (r_stopped) {
+      EXPECT_EQ(y_word().load(), stm::lock_word::make_prelocked(0, 5)) << "R took the pre-lock before its wait ended";
+      y_word().store(stm::lock_word::make_unlocked(0));  // the owner aborted: y given back at its version
+      r_stop.release();
+    }
+    r.join();
+  }
+  stm::atomic_ref<std::uint32_t> y_word() const {
+    return stm::atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(const_cast<void*>(y_lock)));
+  }
+
+  stm::buffer<std::uint64_t> words{stm::backend::cpu, 4};
+  stm::lock_table locks{stm::backend::cpu, 4, words.data(), sizeof(std::uint64_t)};
+  const stm::lock_table_ref table = locks.ref();
+  std::uint64_t* const x = words.data();
+  std::uint64_t* const y = x + 1;
+  const void* const y_lock = table.word_ptr(table.index_of(y));
+  bool r_stopped = false, r_committed = false;
+  std::uint64_t r_steals = 0;
+};
+
+// Step 1: R writes y.
+TEST_F(LowerPriorityPreLock, WrittenLocationIsWaitedForThenTakenWithoutASteal) {
+  run_r([&](long_tx& tx) { tx.write(y, std::uint64_t(21)); });
+  EXPECT_TRUE(r_stopped) << "R stole the lower priority's pre-lock without waiting for its outcome";
+  EXPECT_TRUE(r_committed);
+  EXPECT_EQ(r_steals, 0u);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{10, 21, 30, 40}));
+  for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
+}
+
+// Step 2: R reads y and writes x.
+TEST_F(LowerPriorityPreLock, ReadLocationIsWaitedForThenValidatedWithoutASteal) {
+  run_r([&](long_tx& tx) { tx.write(x, tx.read(y) + 1); });
+  EXPECT_TRUE(r_stopped) << "R stole the lower priority's pre-lock without waiting for its outcome";
+  EXPECT_TRUE(r_committed);
+  EXPECT_EQ(r_steals, 0u);
+  EXPECT_EQ(words.to_vector(), (std::vector<std::uint64_t>{21, 20, 30, 40}));
+  for (std::uint32_t word : locks.snapshot()) EXPECT_TRUE(stm::lock_word::is_free(word));
+}
+
 }  // namespace
