@@ -59,8 +59,8 @@
 //   pass as the other reads, and step 3 is the final-lock CASes alone. Most
 //   such pre-locks are gone within the wait (their owners never wait on a
 //   higher priority), so the owner commits instead of failing step 3 after
-//   its whole validation: stealing at once cost these transactions half
-//   their throughput at full occupancy.
+//   its whole validation: stealing at once was these transactions' largest
+//   cost at full occupancy.
 #pragma once
 
 #include <cstdint>
