@@ -109,16 +109,7 @@ struct backoff : manager_base {
     // pre-locked word, except an escalated transaction (stm/detail/tx_core.hpp),
     // which takes pre-locks over; the CAS fails then (or if transactions of
     // another manager share the lock table, unsupported): an abort, never ignored.
-    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
-          auto& e = tx.locks[k];
-          std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-          if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                             memory_order_relaxed))
-            return false;
-          e.state = lock_final;
-          return true;
-        }))
-      return tx.abort_releasing(abort_cause::lock);
+    if (!final_lock_in_turn(tx)) return tx.abort_releasing(abort_cause::lock);
     return true;
   }
 

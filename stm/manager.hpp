@@ -101,6 +101,7 @@
 
 #include "stm/backoff.hpp"
 #include "stm/detail/tx_core.hpp"
+#include "stm/lock_word.hpp"
 #include "stm/platform.hpp"
 #include "stm/tx_config.hpp"
 #include "stm/tx_sets.hpp"
@@ -173,6 +174,26 @@ struct manager_base {
   STM_HD void on_read(Core&, std::uint32_t) {}
   template <class Core>
   STM_HD void on_write(Core&, std::uint32_t) {}
+
+  /// The last step of an acquire() that pre-locks its write set first (every
+  /// lock entry lock_pre, ours): CAS each pre-lock to the final lock, entry by
+  /// entry, setting lock_final. False at the first CAS that fails: that
+  /// pre-lock is no longer ours (stolen by a higher priority, or taken over
+  /// by an escalated transaction); the caller releases what it holds and
+  /// aborts (tx.abort_releasing(abort_cause::lock)). Relaxed: the release
+  /// fence (A) before the write-back is the caller's.
+  template <class Core>
+  STM_HD static bool final_lock_in_turn(Core& tx) {
+    return Core::template each<Core::config::max_writes>(tx.n_locks, [&](std::uint32_t k) {
+      auto& e = tx.locks[k];
+      std::uint32_t expect = lock_word::make_prelocked(e.version, tx.tid);
+      if (!tx.table.word(e.lock).compare_exchange_strong(expect, lock_word::make_locked(e.version, tx.tid),
+                                                         memory_order_relaxed))
+        return false;
+      e.state = lock_final;
+      return true;
+    });
+  }
 };
 
 /// A manager of type CM (derived from manager_base) with the given tuning.

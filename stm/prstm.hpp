@@ -10,9 +10,10 @@
 // read "higher priority" through it):
 //   1. tryPreLock: for each lock of the write set, CAS it to pre-locked(p)
 //      unless its version moved, it is final-locked, or a higher priority
-//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it),
-//      but only once no lock of the write set refuses us (a steal dooms its
-//      victim, which is waste if we then abort on another lock).
+//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it).
+//      On the small sets' path only once no lock of the write set refuses us
+//      (a steal dooms its victim, which is waste if we then abort on another
+//      lock); on the larger sets' path only after a bounded wait (below).
 //   (C) seq_cst fence (or, when every read is of a location we write, the
 //      acquire fence (P) of stm/detail/tx_core.hpp).
 //   2. validate the read set: same version, not final-locked, same value. A
@@ -40,8 +41,9 @@
 // cycle, and lock-step warps cannot deadlock.
 //
 // Differences from the paper: an aborted attempt pauses a randomized,
-// exponentially growing time before it retries (see pause_ns); step 1 steals
-// only when every lock of the write set can still be had. Two runtime
+// exponentially growing time before it retries (see pause_ns); a steal
+// comes only when every lock of the write set can still be had (small sets)
+// or after a bounded wait for the owner's outcome (larger sets). Two runtime
 // knobs (manager_tuning, stm/manager.hpp): an access that finds a final lock may poll it a few
 // times (its owner only writes back and releases; off by default), and the
 // cap of the pause (--cm-backoff).
@@ -54,13 +56,16 @@
 //   locations we write go out with the final-lock CASes of step 3.
 // - larger sets: step 1 entry by entry, stopping at the first lock that
 //   refuses; a lower-priority pre-lock, written or read, is first waited for
-//   (settle: up to settle_polls polls for its owner's outcome) and stolen only
-//   if it is still held then; step 2 checks the covered values in the same
-//   pass as the other reads, and step 3 is the final-lock CASes alone. Most
-//   such pre-locks are gone within the wait (their owners never wait on a
-//   higher priority), so the owner commits instead of failing step 3 after
-//   its whole validation: stealing at once was these transactions' largest
-//   cost at full occupancy.
+//   (wait_or_steal: up to settle_polls polls for its owner's outcome) and
+//   stolen only if it is still held then; step 2 checks the covered values in
+//   the same pass as the other reads, and step 3 is the final-lock CASes
+//   alone. Most such pre-locks are gone within the wait (their owners never
+//   wait on a higher priority), so the owner commits instead of failing step
+//   3 after its whole validation: stealing at once was these transactions'
+//   largest cost at full occupancy. The validation's per-read test is kept
+//   small (one comparison unless the word is pre-locked): the batched scan
+//   (each_loaded) copies it once per entry of a batch, and a per-read loop
+//   with a CAS in each copy measured much slower (design-decisions, above).
 #pragma once
 
 #include <cstdint>
@@ -171,30 +176,20 @@ struct prstm_ranked : manager_base, Rank {
   STM_HD bool acquire_in_turn(Core& tx) const {
     namespace lw = lock_word;
     constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
-    // 1. Each lock in turn; the first that refuses ends the attempt. A
-    //    lower-priority pre-lock still held after the wait is left for the
-    //    second pass, which steals only once no lock of the write set refused.
-    bool missed = false;
+    // 1. Each lock in turn; the first that refuses ends the attempt.
     if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
           auto& e = tx.locks[k];
           const auto word = tx.table.word(e.lock);
-          std::uint32_t cur = lw::make_unlocked(e.version);
-          while (!word.compare_exchange_strong(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) {
-            if (!settle(tx, e.lock, e.version, cur)) return false;
-            if (lw::is_prelocked(cur)) {  // still a lower priority's (ours: not in a write set of distinct locks)
-              missed = true;
-              return true;
-            }
-            cur = lw::make_unlocked(e.version);  // given back at the version: take it
+          for (;;) {
+            std::uint32_t cur = lw::make_unlocked(e.version);
+            if (word.compare_exchange_strong(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) break;
+            bool stole = false;
+            if (!wait_or_steal(tx, e.lock, e.version, cur, stole)) return false;
+            if (stole || (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid)) break;
+            // else free again at the version: take it
           }
           e.state = lock_pre;
           return true;
-        }))
-      return tx.abort_releasing(abort_cause::prelock);
-    if (missed &&
-        !Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
-          auto& e = tx.locks[k];
-          return e.state == lock_pre || prelock_one(tx, e, tx.table.word(e.lock).load(memory_order_relaxed));
         }))
       return tx.abort_releasing(abort_cause::prelock);
     tx.write_set_claimed();  // (K), as on the other path
@@ -204,48 +199,55 @@ struct prstm_ranked : manager_base, Rank {
     if (!all_covered) platform::fence_seq_cst();
     else platform::fence_acquire();
     // 2. One pass: a covered read's value (we hold its pre-lock: a thief's
-    //    commit would make our step 3 fail), an uncovered read's word and
-    //    value, a lower-priority pre-lock on it waited for, then stolen.
+    //    commit would make our step 3 fail); an uncovered read's word and
+    //    value, and a pre-lock of another on it waited for, then stolen.
     if (!Core::template each_loaded<R>(
             tx.n_reads, [&](std::uint32_t i) { return tx.read_word_and_value(i); },
             [&](std::uint32_t i, const typename Core::read_look& l) {
               auto& r = tx.reads[i];
               if (r.covered) return l.value == r.value;
               std::uint32_t cur = l.word;
-              std::uint64_t value = l.value;
-              if (lw::is_prelocked(cur) && !lw::is_locked(cur) && lw::owner(cur) != tx.tid) {
-                if (!settle(tx, r.lock, r.version(), cur)) return false;
-                value = load_word(r.addr, r.size);  // the value that goes with the word settled on
+              if (lw::is_prelocked(cur) && !lw::is_locked(cur)) {
+                bool stole = false;
+                if (!wait_or_steal(tx, r.lock, r.version(), cur, stole)) return false;
+                if (stole) r.stolen = 1;  // its lower-priority writer now fails its final lock
+                return load_word(r.addr, r.size) == r.value;  // the value under the word settled on
               }
-              return validate_one(tx, r, cur, value);
+              return lw::version(cur) == r.version() && !lw::is_locked(cur) && l.value == r.value;
             }))
       return tx.abort_releasing(abort_cause::validation);
     // 3. Final locks; a failed CAS: a higher priority stole the pre-lock.
-    if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
-          auto& e = tx.locks[k];
-          std::uint32_t expect = lw::make_prelocked(e.version, tx.tid);
-          if (!tx.table.word(e.lock).compare_exchange_strong(expect, lw::make_locked(e.version, tx.tid),
-                                                             memory_order_relaxed))
-            return false;
-          e.state = lock_final;
-          return true;
-        }))
-      return tx.abort_releasing(abort_cause::lock);
+    if (!final_lock_in_turn(tx)) return tx.abort_releasing(abort_cause::lock);
     platform::fence_release();  // (A) final locks before the write-back; pairs with the reader's (R)
     return true;
   }
 
-  // The word `cur` of lock `lock` (expected at `version`) is a pre-lock not
-  // ours: wait for its owner's outcome. False: the word refuses us (see
-  // refuses). True: `cur` is free at the version, or still pre-locked by a
-  // lower priority after settle_polls polls (64 ns apart), or ours.
+  // The word `cur` of lock `lock` (expected at `version`) is not free at the
+  // version. False: it refuses us (its version moved, it is final-locked, or
+  // a higher priority pre-locked it). True: it is free at the version again,
+  // or our own pre-lock (stole = false), or it was a lower priority's
+  // pre-lock still held after settle_polls polls 64 ns apart, which we now
+  // hold (stole = true). The tests run one by one in this order, not through
+  // refuses(): so compiled, the larger sets' commit measured faster
+  // (docs/design-decisions.md#prstm-long-sets, "The code's shape").
   template <class Core>
-  STM_HD bool settle(const Core& tx, std::uint32_t lock, std::uint32_t version, std::uint32_t& cur) const {
+  STM_HD bool wait_or_steal(Core& tx, std::uint32_t lock, std::uint32_t version, std::uint32_t& cur,
+                            bool& stole) const {
     namespace lw = lock_word;
     const auto word = tx.table.word(lock);
     for (std::uint32_t polls = 0;; ++polls) {
-      if (refuses(tx, version, cur)) return false;
-      if (!lw::is_prelocked(cur) || lw::owner(cur) == tx.tid || polls == settle_polls) return true;
+      if (lw::version(cur) != version || lw::is_locked(cur)) return false;
+      if (!lw::is_prelocked(cur)) return true;  // free at the version
+      if (lw::owner(cur) == tx.tid) return true;
+      if (this->outranks(lw::owner(cur), tx.tid)) return false;
+      if (polls >= settle_polls) {
+        if (word.compare_exchange_weak(cur, lw::make_prelocked(version, tx.tid), memory_order_relaxed)) {
+          ++tx.counters.steals;
+          stole = true;
+          return true;
+        }
+        continue;  // the word moved: look at it again
+      }
       platform::backoff_ns(64);
       cur = word.load(memory_order_relaxed);
     }
