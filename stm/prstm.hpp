@@ -10,10 +10,10 @@
 // read "higher priority" through it):
 //   1. tryPreLock: for each lock of the write set, CAS it to pre-locked(p)
 //      unless its version moved, it is final-locked, or a higher priority
-//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it).
-//      On the small sets' path only once no lock of the write set refuses us
-//      (a steal dooms its victim, which is waste if we then abort on another
-//      lock); on the larger sets' path only after a bounded wait (below).
+//      holds the pre-lock; a lower-priority pre-lock is stolen (CAS over it),
+//      but only once no lock of the write set refuses us (a steal dooms its
+//      victim, which is waste if we then abort on another lock), and on the
+//      larger sets' path only after a bounded wait (below).
 //   (C) seq_cst fence (or, when every read is of a location we write, the
 //      acquire fence (P) of stm/detail/tx_core.hpp).
 //   2. validate the read set: same version, not final-locked, same value. A
@@ -41,9 +41,9 @@
 // cycle, and lock-step warps cannot deadlock.
 //
 // Differences from the paper: an aborted attempt pauses a randomized,
-// exponentially growing time before it retries (see pause_ns); a steal
-// comes only when every lock of the write set can still be had (small sets)
-// or after a bounded wait for the owner's outcome (larger sets). Two runtime
+// exponentially growing time before it retries (see pause_ns); step 1 steals
+// only when every lock of the write set can still be had, and on larger sets
+// only after a bounded wait for the owner's outcome. Two runtime
 // knobs (manager_tuning, stm/manager.hpp): an access that finds a final lock may poll it a few
 // times (its owner only writes back and releases; off by default), and the
 // cap of the pause (--cm-backoff).
@@ -57,7 +57,8 @@
 // - larger sets: step 1 entry by entry, stopping at the first lock that
 //   refuses; a lower-priority pre-lock, written or read, is first waited for
 //   (wait_or_steal: up to settle_polls polls for its owner's outcome) and
-//   stolen only if it is still held then; step 2 checks the covered values in
+//   stolen only if it is still held then (in step 1 by a second pass, once
+//   no lock refused); step 2 checks the covered values in
 //   the same pass as the other reads, and step 3 is the final-lock CASes
 //   alone. Most such pre-locks are gone within the wait (their owners never
 //   wait on a higher priority), so the owner commits instead of failing step
@@ -176,7 +177,10 @@ struct prstm_ranked : manager_base, Rank {
   STM_HD bool acquire_in_turn(Core& tx) const {
     namespace lw = lock_word;
     constexpr std::uint32_t R = Core::config::max_reads, W = Core::config::max_writes;
-    // 1. Each lock in turn; the first that refuses ends the attempt.
+    // 1. Each lock in turn; the first that refuses ends the attempt. A
+    //    lower-priority pre-lock still held after the wait is left for the
+    //    second pass, which steals only once no lock of the write set refused.
+    bool missed = false;
     if (!Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
           auto& e = tx.locks[k];
           const auto word = tx.table.word(e.lock);
@@ -184,12 +188,22 @@ struct prstm_ranked : manager_base, Rank {
             std::uint32_t cur = lw::make_unlocked(e.version);
             if (word.compare_exchange_strong(cur, lw::make_prelocked(e.version, tx.tid), memory_order_relaxed)) break;
             bool stole = false;
-            if (!wait_or_steal(tx, e.lock, e.version, cur, stole)) return false;
-            if (stole || (lw::is_prelocked(cur) && lw::owner(cur) == tx.tid)) break;
+            if (!wait_or_steal<false>(tx, e.lock, e.version, cur, stole)) return false;
+            if (lw::is_prelocked(cur)) {
+              if (lw::owner(cur) == tx.tid) break;
+              missed = true;  // a lower priority's, still held
+              return true;
+            }
             // else free again at the version: take it
           }
           e.state = lock_pre;
           return true;
+        }))
+      return tx.abort_releasing(abort_cause::prelock);
+    if (missed &&
+        !Core::template each<W>(tx.n_locks, [&](std::uint32_t k) {
+          auto& e = tx.locks[k];
+          return e.state == lock_pre || prelock_one(tx, e, tx.table.word(e.lock).load(memory_order_relaxed));
         }))
       return tx.abort_releasing(abort_cause::prelock);
     tx.write_set_claimed();  // (K), as on the other path
@@ -209,7 +223,7 @@ struct prstm_ranked : manager_base, Rank {
               std::uint32_t cur = l.word;
               if (lw::is_prelocked(cur) && !lw::is_locked(cur)) {
                 bool stole = false;
-                if (!wait_or_steal(tx, r.lock, r.version(), cur, stole)) return false;
+                if (!wait_or_steal<true>(tx, r.lock, r.version(), cur, stole)) return false;
                 if (stole) r.stolen = 1;  // its lower-priority writer now fails its final lock
                 return load_word(r.addr, r.size) == r.value;  // the value under the word settled on
               }
@@ -227,10 +241,11 @@ struct prstm_ranked : manager_base, Rank {
   // a higher priority pre-locked it). True: it is free at the version again,
   // or our own pre-lock (stole = false), or it was a lower priority's
   // pre-lock still held after settle_polls polls 64 ns apart, which we now
-  // hold (stole = true). The tests run one by one in this order, not through
+  // hold if Steal (stole = true; else `cur` is that pre-lock, for step 1's
+  // second pass). The tests run one by one in this order, not through
   // refuses(): so compiled, the larger sets' commit measured faster
   // (docs/design-decisions.md#prstm-long-sets, "The code's shape").
-  template <class Core>
+  template <bool Steal, class Core>
   STM_HD bool wait_or_steal(Core& tx, std::uint32_t lock, std::uint32_t version, std::uint32_t& cur,
                             bool& stole) const {
     namespace lw = lock_word;
@@ -241,6 +256,7 @@ struct prstm_ranked : manager_base, Rank {
       if (lw::owner(cur) == tx.tid) return true;
       if (this->outranks(lw::owner(cur), tx.tid)) return false;
       if (polls >= settle_polls) {
+        if (!Steal) return true;
         if (word.compare_exchange_weak(cur, lw::make_prelocked(version, tx.tid), memory_order_relaxed)) {
           ++tx.counters.steals;
           stole = true;
