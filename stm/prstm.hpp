@@ -58,12 +58,12 @@
 //   refuses; a lower-priority pre-lock, written or read, is first waited for
 //   (wait_or_steal: up to settle_polls polls for its owner's outcome) and
 //   stolen only if it is still held then (in step 1 by a second pass, once
-//   no lock refused); step 2 checks the covered values in
-//   the same pass as the other reads, and step 3 is the final-lock CASes
-//   alone. Most such pre-locks are gone within the wait (their owners never
-//   wait on a higher priority), so the owner commits instead of failing step
-//   3 after its whole validation: stealing at once was these transactions'
-//   largest cost at full occupancy. The validation's per-read test is kept
+//   no lock refused); step 2 checks the covered values in the same pass as
+//   the other reads, and step 3 is the final-lock CASes alone. Most such
+//   pre-locks are gone within the wait (their owners never wait on a higher
+//   priority), so the owner commits instead of failing step 3 after its
+//   whole validation: stealing at once was these transactions' largest cost
+//   at full occupancy. The validation's per-read test is kept
 //   small (one comparison unless the word is pre-locked): the batched scan
 //   (each_loaded) copies it once per entry of a batch, and a per-read loop
 //   with a CAS in each copy measured much slower (design-decisions, above).
@@ -242,7 +242,7 @@ struct prstm_ranked : manager_base, Rank {
   // or our own pre-lock (stole = false), or it was a lower priority's
   // pre-lock still held after settle_polls polls 64 ns apart, which we now
   // hold if Steal (stole = true; else `cur` is that pre-lock, for step 1's
-  // second pass). The tests run one by one in this order, not through
+  // second pass). The checks run one by one in this order, not through
   // refuses(): so compiled, the larger sets' commit measured faster
   // (docs/design-decisions.md#prstm-long-sets, "The code's shape").
   template <bool Steal, class Core>
