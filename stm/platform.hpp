@@ -48,6 +48,15 @@
 #endif
 
 /// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
+/// Keep the next function out of line (one copy for every caller).
+#if defined(__CUDACC__)
+#define STM_NOINLINE __noinline__
+#elif defined(__GNUC__) || defined(__clang__)
+#define STM_NOINLINE __attribute__((noinline))
+#else
+#define STM_NOINLINE
+#endif
+
 /// Keep the next loop rolled (a rare path whose copies would only cost registers).
 #if defined(__CUDA_ARCH__)
 #define STM_NO_UNROLL _Pragma("unroll 1")

@@ -107,11 +107,17 @@ class transaction {
   /// Read *addr. On a conflict the attempt is aborted and T{} returned
   /// (TX_READ leaves the body instead).
   template <class T>
-  STM_HD T read(const T* addr) { return core_.read(addr, cm_); }
+  STM_HD T read(const T* addr) {
+    if constexpr (detail::tx_core<Config>::outlined) return read_outlined(addr);
+    else return core_.read(addr, cm_);
+  }
 
   /// Buffer *addr = value until commit.
   template <class T>
-  STM_HD void write(T* addr, const T& value) { core_.write(addr, value, cm_); }
+  STM_HD void write(T* addr, const T& value) {
+    if constexpr (detail::tx_core<Config>::outlined) write_outlined(addr, value);
+    else core_.write(addr, value, cm_);
+  }
 
   /// The body cannot proceed for a reason of the application (e.g. no funds).
   /// The transaction ends with status semantic and is not retried; except with
@@ -249,10 +255,18 @@ class transaction {
     detail::on_attempt(cm_, core_.tid, core_.attempt);
   }
 
+  // stm::outlined_accesses: one out-of-line copy of the read and write paths
+  // per type, called from every access of the body (stm/tx_config.hpp).
+  template <class T>
+  STM_NOINLINE STM_HD T read_outlined(const T* addr) { return core_.read(addr, cm_); }
+  template <class T>
+  STM_NOINLINE STM_HD void write_outlined(T* addr, const T& value) { core_.write(addr, value, cm_); }
+
   friend struct detail::form_access;
 
   CM cm_;
   detail::tx_core<Config> core_;
+
 #if STM_CHECKS
   bool in_form_ = false;  // a form (TX_FOR, TX_BEGIN, TX_ATTEMPT) runs on this descriptor (rule nested-form)
 #endif

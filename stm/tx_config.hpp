@@ -52,6 +52,24 @@ struct tx_config {
   /// Whether this descriptor can escalate at all: not when it holds fewer
   /// reads than EscalateMinReads (small descriptors compile without it).
   static constexpr bool escalates = EscalateAfter != 0 && EscalateMinReads <= MaxReads;
+  /// Accesses inlined at each site of the body (outlined_accesses: not).
+  static constexpr bool outlined = false;
+};
+
+/// Config, with the descriptor's read, write and abort paths compiled once,
+/// out of line, and called from each access of the body, instead of inlined
+/// at each. For bodies of many access sites (dozens of TX_READ and TX_WRITE,
+/// as vacation's): inlined, every site copies the read or write path with its
+/// rare branches (escalation, polling, the abort), the kernel grows to
+/// hundreds of kB of code, and its speed then hangs on instruction fetch and
+/// on where the compiler lays the hot paths out. The price: the descriptor's
+/// fields live in memory instead of registers, which costs a short body (a
+/// loop of reads, or a few accesses) up to a third of its throughput. Small
+/// sets (at most 8 reads and 8 writes) are never outlined. Measurements:
+/// docs/design-decisions.md#outlined-accesses.
+template <class Config>
+struct outlined_accesses : Config {
+  static constexpr bool outlined = true;
 };
 
 /// Outcome of the current attempt.

@@ -90,6 +90,8 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
   /// Small sets are scanned unrolled, with constant indices, so that they
   /// live in registers (tx_scan.hpp; docs/design-decisions.md#descriptor-in-registers).
   static constexpr bool unrolled = Config::max_reads <= 8 && Config::max_writes <= 8;
+  /// Accesses and aborts out of line (stm::outlined_accesses; never for small sets).
+  static constexpr bool outlined = Config::outlined && !unrolled;
   using scan = set_scan<unrolled>;
   using read_look = typename scan::read_look;
   template <std::uint32_t N, class F>
@@ -125,7 +127,13 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     ++counters.commits;
   }
 
+  /// End the attempt with cause c (one out-of-line copy when outlined).
   STM_HD void fail(abort_cause c) {
+    if constexpr (outlined) fail_outlined(c);
+    else fail_here(c);
+  }
+  STM_NOINLINE STM_HD void fail_outlined(abort_cause c) { fail_here(c); }
+  STM_HD void fail_here(abort_cause c) {
     if (status != tx_status::active) return;
     // Opaque = false: a body that read through a final lock may have decided
     // on a torn snapshot (no funds, a longer path that overflows a set); that
@@ -427,7 +435,6 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     fail(abort_cause::validation);
     return false;
   }
-
 
   /// A commit protocol's failure exit: release what this attempt holds, record
   /// the cause, and return false (for `return tx.abort_releasing(cause);`).

@@ -123,8 +123,16 @@ struct tx_escalation {
   /// The end of an escalated attempt: give back the locks it only read (at
   /// their version; nothing was written under them), and with published =
   /// false its write locks too; then the token (release: after the locks).
+  /// One out-of-line copy when outlined (stm::outlined_accesses).
   template <class Core>
   STM_HD void end_escalation(Core& tx, bool published) {
+    if constexpr (Core::outlined) end_escalation_outlined(tx, published);
+    else end_escalation_here(tx, published);
+  }
+  template <class Core>
+  STM_NOINLINE STM_HD void end_escalation_outlined(Core& tx, bool published) { end_escalation_here(tx, published); }
+  template <class Core>
+  STM_HD void end_escalation_here(Core& tx, bool published) {
     if (!published) tx.release_unpublished();
     const bool shared = escalated == escalated_shared;
     Core::template each<Config::max_reads>(tx.n_reads, [&](std::uint32_t i) {

@@ -65,8 +65,14 @@ struct tx_writeback {
 
   /// Release every lock this attempt holds without publishing anything:
   /// pre-locks by CAS (they may have been stolen), final locks by a store of
-  /// the unchanged version (nothing was written back).
+  /// the unchanged version (nothing was written back). One out-of-line copy
+  /// when outlined (stm::outlined_accesses).
   STM_HD void release_unpublished() {
+    if constexpr (Core::outlined) release_unpublished_outlined();
+    else release_unpublished_here();
+  }
+  STM_NOINLINE STM_HD void release_unpublished_outlined() { release_unpublished_here(); }
+  STM_HD void release_unpublished_here() {
     Core& tx = self();
     Core::template each<config::max_writes>(tx.n_locks, [&](std::uint32_t k) {
       lock_entry& e = tx.locks[k];

@@ -97,8 +97,9 @@ struct config {
 /// The descriptor's capacities: at most, a make_reservation of 16 items reads
 /// 38 words, a delete_customer of 15 reservations reads 48, an update of 16
 /// items reads and writes 48 (detail::worst_case; check() refuses a
-/// configuration beyond them).
-using tx_config = stm::tx_config<64, 48, false>;
+/// configuration beyond them). The bodies hold 57 accesses: out of line
+/// (stm::outlined_accesses; docs/design-decisions.md#outlined-accesses).
+using tx_config = stm::outlined_accesses<stm::tx_config<64, 48, false>>;
 
 struct outcome {
   stm::tx_stats stats;
@@ -442,9 +443,11 @@ struct native_drain_kernel {
   std::uint32_t* record_locks;
   stm::txtable_blocks blocks;
   unsigned long long* times;
+  std::uint32_t backoff_max_ns;  // native_tx::backoff_max_ns
   STM_HD void operator()(std::uint32_t worker) const {
     native_tx tx;
     tx.tid = worker;
+    tx.backoff_max_ns = backoff_max_ns;
     const layout lay = L;
     std::uint32_t* const rl = record_locks;
     auto run = [&tx, &lay, rl](const vtx& e) { native_attempt(tx, lay, rl, e); };
@@ -546,9 +549,10 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
 }
 
 /// Runs the same entries natively (detail/native.hpp): per-record try-locks.
-/// Semantic conflicts are postponed by the table as under prstm.
+/// Semantic conflicts are postponed by the table as under prstm. The pause
+/// after a busy lock is capped at backoff_max_ns (0: native_tx's default).
 template <class Exec>
-outcome run_native(const config& c, void (*on_progress)(double) = nullptr) {
+outcome run_native(const config& c, std::uint32_t backoff_max_ns = 0, void (*on_progress)(double) = nullptr) {
   check(c);
   const layout shape = layout_of(c);
   stm::buffer<int> arena(Exec::where, shape.words());
@@ -557,7 +561,8 @@ outcome run_native(const config& c, void (*on_progress)(double) = nullptr) {
   auto make = [&](const layout& L, stm::txtable_ref<vtx> t, const stm::txtable_policy& p, std::uint32_t* handed,
                   unsigned long long* times) {
     const std::uint32_t drainers = Exec::template resident<detail::native_drain_kernel>(c.threads);
-    return detail::native_drain_kernel{stats.ref(), t, p, L, record_locks.data(), stm::txtable_blocks{handed, drainers}, times};
+    return detail::native_drain_kernel{stats.ref(), t, p, L, record_locks.data(), stm::txtable_blocks{handed, drainers}, times,
+                                       backoff_max_ns};
   };
   auto free_locks = [&] {
     for (std::uint32_t w : record_locks.to_vector())

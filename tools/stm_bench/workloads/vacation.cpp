@@ -2,8 +2,9 @@
 // stm_bench --workload vacation: STAMP's travel reservation system over the
 // transaction table of PR-STM, with the paper's sold-out semantic conflicts
 // (workloads/vacation/vacation.hpp), under the STM (--impl tx, every manager
-// via --cm) and natively (--impl native: per-record try-locks), or both in one
-// run (--impl all).
+// via --cm) and natively (--impl native: per-record try-locks, a randomized
+// pause after a busy lock capped by --cm-backoff, default 16 us), or both in
+// one run (--impl all).
 //
 // STAMP's parameters: --queries (-n), --query-range (-q), --relations (-r),
 // --user (-u); -t (transactions) is the table, --threads x --tpt per launch,
@@ -37,7 +38,7 @@ namespace vac = stm::workloads::vacation;
 vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::cm::tuning& tune,
                      const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
-  if (impl == "native") return vac::run_native<stm::cpu_exec>(c, progress);
+  if (impl == "native") return vac::run_native<stm::cpu_exec>(c, tune.backoff_max_ns, progress);
   return bench::with_manager(cm, priority, tune, stm::backend::cpu, c.threads,
                              [&](auto m) { return vac::run<stm::cpu_exec>(c, m, progress); });
 }
@@ -92,8 +93,10 @@ vac::config make_config(const bench::options& o) {
   c.seconds = o.seconds;
   c.seed = o.seed;
   const auto impls = impls_of(o);
-  if (impls.size() == 1 && impls[0] == "native")  // the native baseline takes per-record locks: no STM
-    for (const char* name : {"cm", "cm-wait", "cm-backoff", "hash", "priority"})
+  // The native baseline takes per-record locks, no STM; --cm-backoff caps its
+  // pause after a busy lock as it caps a manager's after an abort.
+  if (impls.size() == 1 && impls[0] == "native")
+    for (const char* name : {"cm", "cm-wait", "hash", "priority"})
       o.refuse(name, "applies to the STM only (--impl tx or all)");
   bench::check_priority(o);
   return c;
@@ -144,6 +147,7 @@ std::vector<bench::result> run(const bench::options& o) {
     bench::result r = bench::base_result(o, impl == "native" ? "native" : o.cm, c.threads);
     r.str("impl", impl).str("preset", o.get("preset"));
     r.str("priority", bench::priority_field(o, impl != "native"));
+    if (o.tune.backoff_max_ns != 0) r.integer("cm_backoff", o.tune.backoff_max_ns);  // a cap other than the default
     r.integer("relations", c.relations).integer("customers", c.customers).integer("queries", c.queries);
     r.integer("query_range", c.query_range).integer("user", c.user).integer("units", c.units);
     r.integer("list_cap", c.list_cap).integer("spacing", c.spacing).integer("hash", c.hash).integer("tpt", c.tpt);

@@ -30,7 +30,7 @@
 
 #include <cstdint>
 
-#include "cmp/contention_manager.hpp"
+#include "stm/backoff.hpp"
 #include "stm/detail/tx_core.hpp"
 #include "stm/platform.hpp"
 #include "stm/stats.hpp"
@@ -43,6 +43,7 @@ namespace stm::workloads::vacation::detail {
 struct native_tx {
   std::uint32_t tid = 0;
   std::uint32_t attempt = 0;
+  std::uint32_t backoff_max_ns = 0;  ///< cap of pause_ns (0: default_backoff_ns)
   tx_status st = tx_status::active;
   tx_counters c{};
 
@@ -60,8 +61,12 @@ struct native_tx {
   STM_HD bool committed() const { return st == tx_status::committed; }
   STM_HD tx_status status() const { return st; }
   STM_HD bool retryable() const { return st == tx_status::aborted; }
-  /// Randomized exponential back-off after a busy lock, up to 16 us.
-  STM_HD std::uint32_t pause_ns() const { return cm::tuning{0, 1u << 14}.backoff_span_ns(tid, attempt); }
+  static constexpr std::uint32_t default_backoff_ns = 1u << 14;
+  /// Randomized exponential back-off after a busy lock, up to backoff_max_ns
+  /// (stm_bench's --cm-backoff) or default_backoff_ns (16 us).
+  STM_HD std::uint32_t pause_ns() const {
+    return stm::backoff_span_ns(tid, attempt, backoff_max_ns != 0 ? backoff_max_ns : default_backoff_ns);
+  }
   STM_HD const tx_counters& counters() const { return c; }
 
   STM_HD void commit() {
