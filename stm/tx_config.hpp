@@ -64,8 +64,8 @@ struct tx_config {
 /// hundreds of kB of code, and its speed then hangs on instruction fetch and
 /// on where the compiler lays the hot paths out. The price: the descriptor's
 /// fields live in memory instead of registers, which costs a short body (a
-/// loop of reads, or a few accesses) up to a third of its throughput. Small
-/// sets (at most 8 reads and 8 writes) are never outlined. Measurements:
+/// loop of reads, or a few accesses) more than it saves. Small sets (at most
+/// 8 reads and 8 writes) are never outlined. Measurements:
 /// docs/design-decisions.md#outlined-accesses.
 template <class Config>
 struct outlined_accesses : Config {
