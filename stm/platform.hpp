@@ -47,7 +47,6 @@
 #define STM_DEVICE
 #endif
 
-/// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
 /// Keep the next function out of line (one copy for every caller).
 #if defined(__CUDACC__)
 #define STM_NOINLINE __noinline__
@@ -64,6 +63,7 @@
 #define STM_NO_UNROLL
 #endif
 
+/// Unroll the next loop (fixed trip count): nvcc's pragma, or GCC's.
 #if defined(__CUDA_ARCH__) || defined(__clang__)
 #define STM_UNROLL _Pragma("unroll")
 #elif defined(__CUDACC__)

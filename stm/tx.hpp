@@ -266,7 +266,6 @@ class transaction {
 
   CM cm_;
   detail::tx_core<Config> core_;
-
 #if STM_CHECKS
   bool in_form_ = false;  // a form (TX_FOR, TX_BEGIN, TX_ATTEMPT) runs on this descriptor (rule nested-form)
 #endif

@@ -3,7 +3,8 @@
 # stm_bench's vacation workload from the command line: bad input fails with one
 # line on stderr and exit code 2 before any work; --impl all runs the STM and
 # the native baseline in one run, every manager verifies, and the semantic
-# pairs report postponed-then-committed bookings.
+# pairs report postponed-then-committed bookings; --cm-backoff caps the native
+# baseline's pause and is recorded in its row.
 bench="$1"
 source "$(dirname "$0")/cli_lib.sh"
 small=(--workload vacation --backend cpu --relations 256 --customers 512 --threads 8 --tpt 16 --warmup 0)
@@ -28,6 +29,8 @@ bad --workload vacation --threads 0
 bad --workload vacation --accounts 10
 bad --workload vacation --semantic 50 --read-only 100
 bad --workload vacation --sweep queries=2,99
+bad --workload vacation --impl native --cm-wait 4      # the STM's only
+bad --workload vacation --impl native --cm-backoff -1
 
 for cm in prstm gpustm backoff delay; do
   if ! "$bench" "${small[@]}" --cm "$cm" --impl all --read-only 20 -q --format json >"$tmp/out" 2>"$tmp/err"; then
@@ -38,6 +41,15 @@ for cm in prstm gpustm backoff delay; do
     echo "ok: --cm $cm --impl all: tx and native verified"
   fi
 done
+
+# The native baseline's pause cap (--cm-backoff), verified and recorded in its row.
+if ! "$bench" "${small[@]}" --impl native --cm-backoff 1000000 -q --format json >"$tmp/out" 2>"$tmp/err"; then
+  echo "FAIL: --impl native --cm-backoff"; cat "$tmp/out" "$tmp/err"; fail=1
+elif ! grep -q '"verified": true' "$tmp/out" || ! grep -q '"cm_backoff": 1000000' "$tmp/out"; then
+  echo "FAIL: --impl native --cm-backoff 1000000 not verified or not recorded"; cat "$tmp/out"; fail=1
+else
+  echo "ok: --impl native --cm-backoff 1000000 verified and recorded"
+fi
 
 # The paper's preset (small launch): bookings of sold-out room types postponed, then committed.
 if ! "$bench" --workload vacation --backend cpu --preset paper --threads 16 --tpt 32 --warmup 0 >"$tmp/out" 2>"$tmp/err"; then

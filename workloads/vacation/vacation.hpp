@@ -443,11 +443,11 @@ struct native_drain_kernel {
   std::uint32_t* record_locks;
   stm::txtable_blocks blocks;
   unsigned long long* times;
-  std::uint32_t backoff_max_ns;  // native_tx::backoff_max_ns
+  stm::manager_tuning tune;  // native_tx::tune
   STM_HD void operator()(std::uint32_t worker) const {
     native_tx tx;
     tx.tid = worker;
-    tx.backoff_max_ns = backoff_max_ns;
+    tx.tune = tune;
     const layout lay = L;
     std::uint32_t* const rl = record_locks;
     auto run = [&tx, &lay, rl](const vtx& e) { native_attempt(tx, lay, rl, e); };
@@ -550,9 +550,10 @@ outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr
 
 /// Runs the same entries natively (detail/native.hpp): per-record try-locks.
 /// Semantic conflicts are postponed by the table as under prstm. The pause
-/// after a busy lock is capped at backoff_max_ns (0: native_tx's default).
+/// after a busy lock is capped by the tuning's backoff_max_ns (0: native_tx's
+/// default); its wait_polls is unused (no lock is waited for).
 template <class Exec>
-outcome run_native(const config& c, std::uint32_t backoff_max_ns = 0, void (*on_progress)(double) = nullptr) {
+outcome run_native(const config& c, const stm::manager_tuning& tune = {}, void (*on_progress)(double) = nullptr) {
   check(c);
   const layout shape = layout_of(c);
   stm::buffer<int> arena(Exec::where, shape.words());
@@ -562,7 +563,7 @@ outcome run_native(const config& c, std::uint32_t backoff_max_ns = 0, void (*on_
                   unsigned long long* times) {
     const std::uint32_t drainers = Exec::template resident<detail::native_drain_kernel>(c.threads);
     return detail::native_drain_kernel{stats.ref(), t, p, L, record_locks.data(), stm::txtable_blocks{handed, drainers}, times,
-                                       backoff_max_ns};
+                                       tune};
   };
   auto free_locks = [&] {
     for (std::uint32_t w : record_locks.to_vector())

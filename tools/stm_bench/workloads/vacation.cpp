@@ -38,7 +38,7 @@ namespace vac = stm::workloads::vacation;
 vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::cm::tuning& tune,
                      const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
-  if (impl == "native") return vac::run_native<stm::cpu_exec>(c, tune.backoff_max_ns, progress);
+  if (impl == "native") return vac::run_native<stm::cpu_exec>(c, tune, progress);
   return bench::with_manager(cm, priority, tune, stm::backend::cpu, c.threads,
                              [&](auto m) { return vac::run<stm::cpu_exec>(c, m, progress); });
 }

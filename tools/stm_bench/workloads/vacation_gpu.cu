@@ -9,7 +9,7 @@ stm::workloads::vacation::outcome run_gpu(const stm::workloads::vacation::config
                                           const std::string& cm, const stm::cm::tuning& tune,
                                           const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
-  if (impl == "native") return stm::workloads::vacation::run_native<stm::gpu_exec>(c, tune.backoff_max_ns, progress);
+  if (impl == "native") return stm::workloads::vacation::run_native<stm::gpu_exec>(c, tune, progress);
   return bench::with_manager(cm, priority, tune, stm::backend::gpu, c.threads,
                              [&](auto m) { return stm::workloads::vacation::run<stm::gpu_exec>(c, m, progress); });
 }

@@ -30,8 +30,8 @@
 
 #include <cstdint>
 
-#include "stm/backoff.hpp"
 #include "stm/detail/tx_core.hpp"
+#include "stm/manager.hpp"
 #include "stm/platform.hpp"
 #include "stm/stats.hpp"
 #include "workloads/vacation/detail/model.hpp"
@@ -43,7 +43,7 @@ namespace stm::workloads::vacation::detail {
 struct native_tx {
   std::uint32_t tid = 0;
   std::uint32_t attempt = 0;
-  std::uint32_t backoff_max_ns = 0;  ///< cap of pause_ns (0: default_backoff_ns)
+  manager_tuning tune{};  ///< its backoff_max_ns caps pause_ns (0: default_backoff_ns)
   tx_status st = tx_status::active;
   tx_counters c{};
 
@@ -62,11 +62,9 @@ struct native_tx {
   STM_HD tx_status status() const { return st; }
   STM_HD bool retryable() const { return st == tx_status::aborted; }
   static constexpr std::uint32_t default_backoff_ns = 1u << 14;
-  /// Randomized exponential back-off after a busy lock, up to backoff_max_ns
-  /// (stm_bench's --cm-backoff) or default_backoff_ns (16 us).
-  STM_HD std::uint32_t pause_ns() const {
-    return stm::backoff_span_ns(tid, attempt, backoff_max_ns != 0 ? backoff_max_ns : default_backoff_ns);
-  }
+  /// Randomized exponential back-off after a busy lock, up to the tuning's
+  /// cap (stm_bench's --cm-backoff) or default_backoff_ns (16 us).
+  STM_HD std::uint32_t pause_ns() const { return tune.backoff_span_ns(tid, attempt, default_backoff_ns); }
   STM_HD const tx_counters& counters() const { return c; }
 
   STM_HD void commit() {
