@@ -15,6 +15,9 @@
 // select it with --priority aging, tools/stm_bench/priority.hpp).
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include "stm/manager.hpp"
 
 namespace stm::cm {
@@ -25,5 +28,15 @@ using tuning = manager_tuning;
 using stm::manager_base;
 /// A manager of type CM with the given tuning.
 using stm::with_tuning;
+
+/// Distinct locks one transaction may touch under a manager of type CM:
+/// CM::log_capacity for a manager that logs every lock it takes (gpustm),
+/// else 0 (no bound). A larger transaction aborts for capacity on every
+/// attempt, so a driver refuses such a configuration before it runs it.
+template <class CM, class = void>
+struct log_capacity : std::integral_constant<std::uint32_t, 0> {};
+template <class CM>
+struct log_capacity<CM, std::void_t<decltype(CM::log_capacity)>>
+    : std::integral_constant<std::uint32_t, static_cast<std::uint32_t>(CM::log_capacity)> {};
 
 }  // namespace stm::cm

@@ -21,6 +21,7 @@ bad --impl atomic
 bad --impl native --cm backoff
 bad --impl native --validation commit
 bad --cm no_such_manager
+bad --reads 129 --cm gpustm   # beyond gpustm's lock log: every attempt would abort for capacity
 bad --threads 600000
 bad --ops 0
 bad --keys 10
@@ -29,6 +30,8 @@ for cm in prstm gpustm backoff delay; do
   good --words 4096 --reads 16 --threads 32 --ops 20000 --cm $cm --validation all --impl all
 done
 good --words 1024 --reads 256 --threads 16 --ops 2000 --validation all
+good --words 1024 --reads 128 --threads 16 --ops 2000 --cm gpustm
+good --words 1024 --reads 256 --threads 16 --ops 200 --impl native --writes 2
 good --words 64 --reads 2 --writes 2 --read-only 30 --threads 64 --ops 20000 --hash 4
 good --words 64 --reads 8 --writes 0 --threads 16 --ops 5000
 STM_ADMISSION=1 good --words 64 --reads 4 --threads 64 --ops 20000 --validation all

@@ -70,6 +70,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cmp/contention_manager.hpp"
 #include "stm/backoff.hpp"
 #include "stm/buffer.hpp"
 #include "stm/lock_table.hpp"
@@ -662,13 +663,6 @@ inline void check(const config& c) {
 }
 
 namespace detail {
-/// CM::log_capacity (a manager that logs every lock it touches), else 0.
-template <class CM, class = void>
-struct log_capacity : std::integral_constant<std::uint32_t, 0> {};
-template <class CM>
-struct log_capacity<CM, std::void_t<decltype(CM::log_capacity)>>
-    : std::integral_constant<std::uint32_t, static_cast<std::uint32_t>(CM::log_capacity)> {};
-
 /// The generator's thresholds on a 32-bit draw: R% of the slots are queries
 /// and P% of the update slots are in pairs (a pair fills two slots).
 struct mix {
@@ -909,9 +903,9 @@ void check_on(const config& c) {
 template <class Exec, class CM>
 outcome run(const config& c, const CM& cm, void (*on_progress)(double) = nullptr) {
   check_on<Exec>(c);
-  if constexpr (detail::log_capacity<CM>::value != 0)
-    if (c.read_all > 0 && c.audit_size > detail::log_capacity<CM>::value)
-      throw stm::usage_error(std::string("--audit-size is at most ") + std::to_string(detail::log_capacity<CM>::value) +
+  if constexpr (stm::cm::log_capacity<CM>::value != 0)
+    if (c.read_all > 0 && c.audit_size > stm::cm::log_capacity<CM>::value)
+      throw stm::usage_error(std::string("--audit-size is at most ") + std::to_string(stm::cm::log_capacity<CM>::value) +
                              " under --cm " + CM::name + " (its lock log)");
   if (c.read_all > 0 && c.opaque)
     return detail::run<Exec, CM, stm::tx_config<audit_capacity<Exec>, 4, true>>(c, cm, on_progress);

@@ -43,7 +43,9 @@ if want array; then
   for words in 32768 2097152; do
     for r in 2 16 64 256; do
       ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
-      pt --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$cms
+      # gpustm's lock log holds 128 locks: stm_bench refuses it above 128 reads.
+      c=$cms; [ "$r" -gt 128 ] && c=prstm,backoff,delay
+      pt --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$c
       pt --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
     done
   done

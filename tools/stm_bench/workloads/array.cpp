@@ -60,7 +60,15 @@ plan make_plan(const bench::options& o) {
 void validate(const bench::options& o) {
   const plan p = make_plan(o);
   ar::check(p.base);
-  stm::cm::dispatch(o.cm, [](auto) { return 0; });  // unknown names fail here, before any work
+  const bool tx = std::any_of(p.variants.begin(), p.variants.end(), [](ar::impl v) { return v != ar::impl::native; });
+  stm::cm::dispatch(o.cm, [&](auto m) {  // unknown names fail here, before any work
+    using CM = decltype(m);
+    if constexpr (stm::cm::log_capacity<CM>::value != 0)  // a manager's own limit (gpustm's lock log)
+      if (tx && p.base.reads > stm::cm::log_capacity<CM>::value)
+        throw stm::usage_error("--reads is at most " + std::to_string(stm::cm::log_capacity<CM>::value) +
+                               " under --cm " + CM::name + " (its lock log: every attempt of more would abort)");
+    return 0;
+  });
 }
 
 // The array (4 bytes a word) and the larger of the STM's lock table

@@ -109,10 +109,10 @@ void validate(const bench::options& o) {
   if (c.read_all > 0)  // a manager's own limit on the audits (gpustm's lock log)
     stm::cm::dispatch(o.cm, [&](auto m) {
       using CM = decltype(m);
-      if constexpr (stm::workloads::bank::detail::log_capacity<CM>::value != 0)
-        if (c.audit_size > stm::workloads::bank::detail::log_capacity<CM>::value)
+      if constexpr (stm::cm::log_capacity<CM>::value != 0)
+        if (c.audit_size > stm::cm::log_capacity<CM>::value)
           throw stm::usage_error("--audit-size is at most " +
-                                 std::to_string(stm::workloads::bank::detail::log_capacity<CM>::value) + " under --cm " +
+                                 std::to_string(stm::cm::log_capacity<CM>::value) + " under --cm " +
                                  CM::name + " (its lock log)");
       return 0;
     });
