@@ -7,7 +7,8 @@
 # native baseline, medians of 3 after a warm-up, into OUT_DIR/scaling.jsonl
 # (copy it to results/scaling.jsonl; tools/plot_results.py draws it):
 #   array   R = 2, 16, 64, 256 reads over 32k and 2M words, opaque and
-#           commit-time validation, and --impl native (per-word locks)
+#           commit-time validation, and --impl native (per-word locks); R = 256
+#           without gpustm (its lock log holds 128 locks: stm_bench refuses it)
 #   bank    4,096 accounts
 #   vacation (paper, high), skiplist (50/50/0, 20/20/60), k-means tx, graph tx
 # Each command (one configuration, every thread count and manager) is bounded
