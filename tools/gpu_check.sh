@@ -38,8 +38,9 @@
 #   --perturb         also build the schedule-perturbation programs (-DPRSTM_PERTURB=ON: the
 #                     linearizability, container, bank, STM core, history and compose tests, in
 #                     build-gpu-perturb) and run them with STM_PERTURB_RATE (--perturb-rate, default
-#                     0.05) and STM_PERTURB_SEED (--perturb-seed, default 1); with --no-tests and
-#                     --no-bench only these are built
+#                     0.05) and STM_PERTURB_SEED (--perturb-seed, default 1), each cut after twice
+#                     --test-limit (every atomic delays: the skiplist's composed tests alone take
+#                     minutes, results/experiments/LOG.md); with --no-tests and --no-bench only these are built
 #   --lin-histories=N every linearizability test that counts its histories checks N of them
 #                     (STM_LIN_HISTORIES), in the plain and the perturbed runs. The GPU tests record
 #                     many independent histories per launch (tests/support/lincheck.hpp, batches)
@@ -301,7 +302,7 @@ if [ "$PERTURB" = 1 ]; then
       xargs -P 3 -I{} bash -c \
       'log="$2/perturb_$(basename "$1").log"
        STM_PERTURB_RATE="$4" STM_PERTURB_SEED="$5" STM_RELIABILITY_OUT="$2/reliability_raw.jsonl" timeout "$3" "$1" > "$log" 2>&1
-       echo "$? $(basename "$1")" >> "$2/perturb_status.txt"' _ {} "$RESULTS" "$TEST_LIMIT" "$PERTURB_RATE" "$PERTURB_SEED"
+       echo "$? $(basename "$1")" >> "$2/perturb_status.txt"' _ {} "$RESULTS" "$((2 * TEST_LIMIT))" "$PERTURB_RATE" "$PERTURB_SEED"
     pfailed=$(awk '$1 != 0 {print $2 " (exit " $1 ")"}' "$RESULTS/perturb_status.txt")
     ppassed=$(cat "$RESULTS"/perturb_*.log | grep -c '^\[       OK \]')
     if [ -z "$pfailed" ]; then
