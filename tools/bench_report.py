@@ -335,33 +335,48 @@ def scaling_config(r):
 
 
 def scaling(rows):
-    """The scaling suite (results/scaling.jsonl): per configuration and manager, the best
-    throughput over the thread sweep and full occupancy's share of it (a collapse is below 0.9), and
-    full occupancy's fraction of the native baseline (fine-grained locks) of the same configuration."""
+    """The scaling suite (results/scaling.jsonl): one row per configuration, one column per manager and
+    the native baseline (fine-grained locks); each cell is the throughput at full occupancy and, in
+    brackets, its share of that manager's best point of the thread sweep (a collapse is below 0.9).
+    The last columns: prstm against the best manager at full occupancy, and against the native
+    baseline."""
     sc = [r for r in rows if r.get("_suite") == "scaling" and isinstance(r.get("throughput"), (int, float))]
     if not sc:
         return []
     groups = {}
     for r in sc:
         who = "native" if r.get("impl") == "native" else r.get("cm", "?")
-        groups.setdefault((scaling_config(r), who), {})[r.get("threads")] = r["throughput"]
+        groups.setdefault(scaling_config(r), {}).setdefault(who, {})[r.get("threads")] = r["throughput"]
     full = max(r.get("threads", 0) for r in sc)
     devices = sorted({str(r.get("device", "?")) for r in sc})
     commits = sorted({str(r.get("commit")) for r in sc if r.get("commit")})
+    known = ["native", "prstm", "gpustm", "backoff", "delay"]
+    seen = {who for by in groups.values() for who in by}
+    whos = [w for w in known if w in seen] + sorted(seen - set(known))
     out = ["### Scaling: full occupancy against the best of the thread sweep", "",
            f"Device: {', '.join(devices)}. Commit: {', '.join(commits) or 'not recorded'}. "
            "Rows: `results/scaling.jsonl` (`tools/gpu_suites/scaling/run.sh`, or the configurations of it that "
            "were run; each row's command is in the file).", "",
-           "| configuration | manager | best (threads) | full occupancy | full / best | full / native |",
-           "| --- | --- | --- | --- | --- | --- |"]
-    for (cfg, who), pts in sorted(groups.items()):
-        t_best = max(pts, key=pts.get)
-        f = pts.get(full)
-        share = f"{f / pts[t_best]:.2f}" if f is not None else "not measured"
-        native = groups.get((cfg, "native"), {}).get(full)
-        of_native = f"{f / native:.2f}" if f is not None and native and who != "native" else ""
-        out.append(f"| {cfg} | {who} | {si(pts[t_best])} ({t_best:,}) | {si(f) if f is not None else ''} | {share} "
-                   f"| {of_native} |")
+           f"Each cell: the throughput at full occupancy ({full:,} threads) and, in brackets, its share of the "
+           "same manager's best point of the thread sweep (below 0.90: throughput falls as threads are added); "
+           "empty: not run; \"not measured\": the sweep stopped before full occupancy.", "",
+           "| configuration | " + " | ".join(whos) + " | prstm / best manager | prstm / native |",
+           "| --- | " + " | ".join("---" for _ in whos) + " | --- | --- |"]
+    for cfg, by in sorted(groups.items()):
+        cells = []
+        for who in whos:
+            pts = by.get(who)
+            if not pts:
+                cells.append("")
+                continue
+            f = pts.get(full)
+            cells.append(f"{si(f)} ({f / max(pts.values()):.2f})" if f is not None else "not measured")
+        at_full = {who: pts[full] for who, pts in by.items() if full in pts}
+        tx_full = [v for who, v in at_full.items() if who != "native"]
+        p = at_full.get("prstm")
+        vs_best = f"{p / max(tx_full):.2f}" if p is not None and tx_full else ""
+        vs_native = f"{p / at_full['native']:.2f}" if p is not None and at_full.get("native") else ""
+        out.append(f"| {cfg} | " + " | ".join(cells) + f" | {vs_best} | {vs_native} |")
     out.append("")
     return out
 

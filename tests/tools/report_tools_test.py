@@ -123,7 +123,7 @@ class Report(unittest.TestCase):
             self.assertNotIn("### Several GPUs", run(REPORT, d)[1])
 
     def test_scaling_table_full_against_best(self):
-        # Per configuration and manager: the best point of the thread sweep and full occupancy's share.
+        # Per configuration and manager: full occupancy and its share of the best point of the thread sweep.
         row = lambda cm, t, tput, impl="tx": dict(workload="array", impl=impl, cm=cm, reads=64, words=2097152,
                                                   validation="opaque" if impl == "tx" else "none", threads=t,
                                                   throughput=tput, device="GPU X", commit="1234abc", verified=True)
@@ -134,8 +134,10 @@ class Report(unittest.TestCase):
             rc, out, err = run(REPORT, d)
             self.assertEqual(rc, 0, err)
             self.assertIn("### Scaling", out)
-            self.assertIn("| array R=64 N=2,097,152 opaque | prstm | 20 M (6,144) | 10 M | 0.50 | 2.50 |", out)
-            self.assertIn("| array R=64 N=2,097,152 opaque | native | 4 M (270,336) | 4 M | 1.00 |  |", out)
+            # One row per configuration: native, then prstm; each cell full occupancy (share of its best);
+            # prstm is the only manager (1.00 of the best), 10 M against native's 4 M (2.50).
+            self.assertIn("| configuration | native | prstm | prstm / best manager | prstm / native |", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | 4 M (1.00) | 10 M (0.50) | 1.00 | 2.50 |", out)
 
     def test_native_over_tx_ratio(self):
         # Per point: the best verified native throughput over the best verified transactional one;
