@@ -18,7 +18,7 @@
 // Then the core writes back, fences and releases with the version bumped.
 //
 // Back-off: attempt a waits a pseudo-random time in [0, min(cap, 32 ns * 2^a)),
-// cap = --cm-backoff (tuning::backoff_max_ns), or default_backoff_ns when that
+// cap = --cm-backoff (manager_tuning::backoff_max_ns), or default_backoff_ns when that
 // knob is 0 (the knob's "off" would make this manager plain no-wait aborting).
 //
 // Progress: no thread ever waits on another, so warps cannot deadlock; two

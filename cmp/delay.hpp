@@ -57,7 +57,7 @@ struct delay : manager_base {
     if (contended != nullptr) {
       const atomic_ref<std::uint32_t> word(*contended);
       std::uint32_t gap = min_gap_ns;
-      std::uint32_t h = tuning::jitter(tid, attempt);
+      std::uint32_t h = manager_tuning::jitter(tid, attempt);
       // Relaxed: the retry re-reads every location under the core's own
       // protocol; this load only decides when to start.
       for (std::uint32_t p = 0; p < delay_polls && word.load(memory_order_relaxed) == seen; ++p) {

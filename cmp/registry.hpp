@@ -32,7 +32,7 @@ inline const char* const known_names = "prstm, gpustm, backoff, delay";
 
 /// Call f(cm) with the manager named `name`, built with the given tuning.
 template <class F>
-decltype(auto) dispatch(const std::string& name, const tuning& t, F&& f) {
+decltype(auto) dispatch(const std::string& name, const manager_tuning& t, F&& f) {
   if (name == prstm::name) return std::forward<F>(f)(with_tuning<prstm>(t));
   if (name == gpustm::name) return std::forward<F>(f)(with_tuning<gpustm>(t));
   if (name == backoff::name) return std::forward<F>(f)(with_tuning<backoff>(t));
@@ -43,7 +43,7 @@ decltype(auto) dispatch(const std::string& name, const tuning& t, F&& f) {
 /// Same, with every tuning knob off.
 template <class F>
 decltype(auto) dispatch(const std::string& name, F&& f) {
-  return dispatch(name, tuning{}, std::forward<F>(f));
+  return dispatch(name, manager_tuning{}, std::forward<F>(f));
 }
 
 }  // namespace stm::cm

@@ -128,7 +128,7 @@ struct options {
   double seconds = 0.0;          // 0: not given
   std::uint64_t seed = 1;
   std::uint32_t hash = 1;        // lock coverage (words per lock)
-  stm::cm::tuning tune{};        // --cm-wait, --cm-backoff
+  stm::manager_tuning tune{};        // --cm-wait, --cm-backoff
   bool quiet = false;
   std::set<std::string> given;   // every option given on the command line (or by --sweep), without "--"
 

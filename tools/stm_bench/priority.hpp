@@ -37,7 +37,7 @@ inline std::string priority_field(const options& o, bool transactional) {
 /// f(manager): the manager --cm names, or, under --priority aging, prstm_aging
 /// over a rank table of `threads` logical threads on `where` (alive for the call).
 template <class F>
-auto with_manager(const std::string& cm, const std::string& priority, const stm::cm::tuning& tune, stm::backend where,
+auto with_manager(const std::string& cm, const std::string& priority, const stm::manager_tuning& tune, stm::backend where,
                   std::uint32_t threads, F&& f) {
   if (priority == "aging") {
     const stm::cm::rank_table ranks(where, threads);

@@ -20,7 +20,7 @@
 
 namespace bench_array {
 
-ar::outcome run_cpu(const ar::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+ar::outcome run_cpu(const ar::config& c, const std::string& cm, const stm::manager_tuning& tune) {
   if (c.variant == ar::impl::native) return ar::run_native<stm::cpu_exec>(c);
   return stm::cm::dispatch(cm, tune, [&](auto m) { return ar::run<stm::cpu_exec>(c, m); });
 }

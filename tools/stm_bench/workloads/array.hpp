@@ -9,8 +9,8 @@
 
 namespace bench_array {
 namespace ar = stm::workloads::array;
-ar::outcome run_cpu(const ar::config& c, const std::string& cm, const stm::cm::tuning& tune);
+ar::outcome run_cpu(const ar::config& c, const std::string& cm, const stm::manager_tuning& tune);
 #if STM_WITH_CUDA
-ar::outcome run_gpu(const ar::config& c, const std::string& cm, const stm::cm::tuning& tune);
+ar::outcome run_gpu(const ar::config& c, const std::string& cm, const stm::manager_tuning& tune);
 #endif
 }  // namespace bench_array

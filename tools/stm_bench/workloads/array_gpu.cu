@@ -5,7 +5,7 @@
 #include "stm/launch.cuh"
 
 namespace bench_array {
-ar::outcome run_gpu(const ar::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+ar::outcome run_gpu(const ar::config& c, const std::string& cm, const stm::manager_tuning& tune) {
   if (c.variant == ar::impl::native) return ar::run_native<stm::gpu_exec>(c);
   return stm::cm::dispatch(cm, tune, [&](auto m) { return ar::run<stm::gpu_exec>(c, m); });
 }

@@ -21,7 +21,7 @@
 
 namespace bench_bank {
 
-stm::workloads::bank::outcome run_cpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+stm::workloads::bank::outcome run_cpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) {
     return stm::workloads::bank::run<stm::cpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
   });

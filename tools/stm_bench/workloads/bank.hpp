@@ -9,9 +9,9 @@
 #include "workloads/bank/dist_bank.hpp"
 
 namespace bench_bank {
-stm::workloads::bank::outcome run_cpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune);
+stm::workloads::bank::outcome run_cpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::manager_tuning& tune);
 #if STM_WITH_CUDA
-stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune);
+stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::manager_tuning& tune);
 /// The partitioned bank on the GPU: one process per GPU over NVSHMEM when this
 /// build has it and tools/multi_gpu.sh started the process, else every PE
 /// simulated on this GPU. transport: "nvshmem" or "sim".

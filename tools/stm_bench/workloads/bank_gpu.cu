@@ -6,7 +6,7 @@
 #include "stm/launch.cuh"
 
 namespace bench_bank {
-stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::cm::tuning& tune) {
+stm::workloads::bank::outcome run_gpu(const stm::workloads::bank::config& c, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) {
     return stm::workloads::bank::run<stm::gpu_exec>(c, m, [](double f) { bench::progress("bank", f); });
   });

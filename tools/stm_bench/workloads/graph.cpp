@@ -23,7 +23,7 @@
 
 namespace bench_graph {
 
-gr::outcome run_cpu(const gr::config& c, const input& in, const std::string& cm, const stm::cm::tuning& tune) {
+gr::outcome run_cpu(const gr::config& c, const input& in, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) { return gr::run<stm::cpu_exec>(c, in.g, in.initial, m, &in.reference); });
 }
 

@@ -15,8 +15,8 @@ struct input {
   gr::csr g;
   std::vector<std::int32_t> initial, reference;
 };
-gr::outcome run_cpu(const gr::config& c, const input& in, const std::string& cm, const stm::cm::tuning& tune);
+gr::outcome run_cpu(const gr::config& c, const input& in, const std::string& cm, const stm::manager_tuning& tune);
 #if STM_WITH_CUDA
-gr::outcome run_gpu(const gr::config& c, const input& in, const std::string& cm, const stm::cm::tuning& tune);
+gr::outcome run_gpu(const gr::config& c, const input& in, const std::string& cm, const stm::manager_tuning& tune);
 #endif
 }  // namespace bench_graph

@@ -6,7 +6,7 @@
 #include "stm/launch.cuh"
 
 namespace bench_graph {
-gr::outcome run_gpu(const gr::config& c, const input& in, const std::string& cm, const stm::cm::tuning& tune) {
+gr::outcome run_gpu(const gr::config& c, const input& in, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) { return gr::run<stm::gpu_exec>(c, in.g, in.initial, m, &in.reference); });
 }
 }  // namespace bench_graph

@@ -20,7 +20,7 @@
 
 namespace bench_kmeans {
 
-km::outcome run_cpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune) {
+km::outcome run_cpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::cpu_exec>(c, m, &ref); });
 }
 

@@ -9,8 +9,8 @@
 
 namespace bench_kmeans {
 namespace km = stm::workloads::kmeans;
-km::outcome run_cpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune);
+km::outcome run_cpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::manager_tuning& tune);
 #if STM_WITH_CUDA
-km::outcome run_gpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune);
+km::outcome run_gpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::manager_tuning& tune);
 #endif
 }  // namespace bench_kmeans

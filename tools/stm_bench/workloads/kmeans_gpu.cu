@@ -6,7 +6,7 @@
 #include "stm/launch.cuh"
 
 namespace bench_kmeans {
-km::outcome run_gpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::cm::tuning& tune) {
+km::outcome run_gpu(const km::config& c, const km::reference& ref, const std::string& cm, const stm::manager_tuning& tune) {
   return stm::cm::dispatch(cm, tune, [&](auto m) { return km::run<stm::gpu_exec>(c, m, &ref); });
 }
 }  // namespace bench_kmeans

@@ -18,7 +18,7 @@ namespace bench_skiplist {
 namespace wl = stm::workloads::skiplist;
 
 #if STM_WITH_CUDA
-wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::cm::tuning& tune,
+wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::manager_tuning& tune,
                     const std::string& priority);
 #endif
 

@@ -6,7 +6,7 @@
 
 namespace bench_skiplist {
 namespace wl = stm::workloads::skiplist;
-wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::cm::tuning& tune,
+wl::outcome run_gpu(const wl::config& c, wl::impl which, const std::string& cm, const stm::manager_tuning& tune,
                     const std::string& priority) {
   return bench::with_manager(cm, priority, tune, stm::backend::gpu, c.threads, [&](auto m) {
     return wl::run<stm::gpu_exec>(c, which, m, [](double f) { bench::progress("skiplist", f); });

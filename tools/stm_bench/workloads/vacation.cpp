@@ -35,7 +35,7 @@ namespace bench_vacation {
 
 namespace vac = stm::workloads::vacation;
 
-vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::cm::tuning& tune,
+vac::outcome run_cpu(const vac::config& c, const std::string& impl, const std::string& cm, const stm::manager_tuning& tune,
                      const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return vac::run_native<stm::cpu_exec>(c, tune, progress);

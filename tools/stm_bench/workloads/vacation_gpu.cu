@@ -6,7 +6,7 @@
 
 namespace bench_vacation {
 stm::workloads::vacation::outcome run_gpu(const stm::workloads::vacation::config& c, const std::string& impl,
-                                          const std::string& cm, const stm::cm::tuning& tune,
+                                          const std::string& cm, const stm::manager_tuning& tune,
                                           const std::string& priority) {
   auto progress = [](double f) { bench::progress("vacation", f); };
   if (impl == "native") return stm::workloads::vacation::run_native<stm::gpu_exec>(c, tune, progress);
