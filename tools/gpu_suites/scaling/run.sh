@@ -45,7 +45,7 @@ if want array; then
     for r in 2 16 64 256; do
       ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
       # gpustm's lock log holds 128 locks: stm_bench refuses it above 128 reads.
-      c=$cms; [ "$r" -gt 128 ] && c=prstm,backoff,delay
+      c=$cms; [ "$r" -gt 128 ] && c=${cms/gpustm,/}
       pt --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$c
       pt --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
     done
