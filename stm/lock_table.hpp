@@ -69,8 +69,12 @@ struct throttle_config {
   std::uint16_t escalate_after = 0;
   /// The longest refusal pause: 128 ns << this.
   std::uint8_t admission_pause_log2 = 7;
+  /// KiB of an SM's L1 that the sets in local memory of the attempts in
+  /// flight under the loop forms may take (stm/detail/admission.hpp,
+  /// footprint_gate); 0: no such bound.
+  std::uint16_t footprint_kib = 144;
 };
-static_assert(sizeof(throttle_config) == 8 && std::is_trivially_copyable_v<throttle_config>);
+static_assert(sizeof(throttle_config) == 10 && std::is_trivially_copyable_v<throttle_config>);
 
 /// Trivially copyable view of a lock table, passed by value into kernels.
 struct lock_table_ref {
@@ -83,7 +87,8 @@ struct lock_table_ref {
   std::uint64_t* stamps = nullptr;      // per lock (not spread): the clock of its last writer; with the clock only
   std::uint64_t* escalation = nullptr;  // escalation token (gate_* below): 0 free; nullptr: none
   // Admission gates (stm/detail/admission.hpp), one per SM: word 0 of a
-  // group's 128-byte line counts the attempts inside, word 1 is its limit.
+  // group's 128-byte line counts the attempts inside, word 1 is its limit,
+  // word 2 the bytes of sets in local memory inside the footprint gate.
   // nullptr: no admission control.
   std::uint32_t* admission = nullptr;
   std::uint32_t admission_groups = 1;
@@ -108,6 +113,9 @@ struct lock_table_ref {
   }
   STM_HD atomic_ref<std::uint32_t> admission_limit(std::uint32_t g) const {
     return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride + 1]);
+  }
+  STM_HD atomic_ref<std::uint32_t> admission_footprint(std::uint32_t g) const {
+    return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride + 2]);
   }
 
   /// The escalation token's fields (docs/stm-core.md#escalation):
@@ -170,7 +178,8 @@ class lock_table {
   bool has_admission() const { return ref_.admission != nullptr; }
   /// The throttle_config defaults, overridden from the environment:
   /// STM_ADMISSION_PATIENCE (0 to 65535), STM_ADMISSION_HEAT (0 to 1024),
-  /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024).
+  /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024),
+  /// STM_FOOTPRINT_KIB (0 to 4096).
   /// usage_error for a value out of range (stm_bench checks them with its
   /// input, before any work). Every table reads them when it is built.
   static throttle_config throttle_from_environment() {
@@ -188,6 +197,7 @@ class lock_table {
     k.admission_heat = static_cast<std::uint16_t>(read("STM_ADMISSION_HEAT", 1024, k.admission_heat));
     k.admission_pause_log2 = static_cast<std::uint8_t>(read("STM_ADMISSION_PAUSE_LOG2", 12, k.admission_pause_log2));
     k.escalate_after = static_cast<std::uint16_t>(read("STM_ESCALATE_AFTER", 1024, k.escalate_after));
+    k.footprint_kib = static_cast<std::uint16_t>(read("STM_FOOTPRINT_KIB", 4096, k.footprint_kib));
     return k;
   }
   throttle_config throttle() const { return ref_.throttle; }
@@ -208,6 +218,14 @@ class lock_table {
     if (!has_admission()) return n;
     const std::vector<std::uint32_t> all = admission_.to_vector();
     for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride];
+    return n;
+  }
+  /// Bytes inside the footprint gates now, summed (0 between launches).
+  std::uint64_t footprint_in_flight() const {
+    std::uint64_t n = 0;
+    if (!has_admission()) return n;
+    const std::vector<std::uint32_t> all = admission_.to_vector();
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride + 2];
     return n;
   }
   /// Each gate's limit now (tests, reports).

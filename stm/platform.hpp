@@ -304,6 +304,20 @@ STM_HD inline std::uint32_t reduce_min(std::uint32_t mask, std::uint32_t v) {
 #endif
 }
 
+/// Sum of v over the lanes of mask (every lane of mask must call it).
+STM_HD inline std::uint32_t reduce_add(std::uint32_t mask, std::uint32_t v) {
+#if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(mask, v);
+#elif STM_ON_DEVICE
+  std::uint32_t sum = 0;  // before sm_80: every lane of mask reads every other's value
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) sum += __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
+  return sum;
+#else
+  (void)mask;
+  return v;
+#endif
+}
+
 STM_HD inline std::uint32_t popc(std::uint32_t x) {
 #if STM_ON_DEVICE
   return static_cast<std::uint32_t>(__popc(x));

@@ -214,6 +214,20 @@ class transaction {
     return false;
   }
 
+  /// Bytes of local memory the sets of the last attempt took, 0 when the
+  /// sets live in registers (8 entries or fewer): what the loop forms' warp
+  /// enters the footprint gate with (stm/detail/admission.hpp, footprint_gate).
+  STM_HD std::uint32_t set_bytes() const {
+    if constexpr (detail::tx_core<Config>::unrolled) return 0;
+    return core_.n_reads * std::uint32_t(sizeof(read_entry)) +
+           core_.n_writes * std::uint32_t(sizeof(write_entry)) + core_.n_locks * std::uint32_t(sizeof(lock_entry));
+  }
+  /// set_bytes() of full sets: the estimate before any attempt ran.
+  static constexpr std::uint32_t set_capacity_bytes =
+      detail::tx_core<Config>::unrolled ? 0u
+                                        : std::uint32_t(Config::max_reads * sizeof(read_entry) +
+                                                        Config::max_writes * (sizeof(write_entry) + sizeof(lock_entry)));
+
   STM_HD bool active() const { return core_.status == tx_status::active; }
   STM_HD bool committed() const { return core_.status == tx_status::committed; }
   STM_HD tx_status status() const { return core_.status; }

@@ -55,6 +55,30 @@
 // the default and the environment variable STM_ADMISSION=0. What it buys and
 // costs: docs/design-decisions.md#admission-control.
 // STM_ADMISSION=0 at compile time removes the code.
+//
+// The footprint gate (footprint_gate below), a second gate under the loop
+// forms (TX_FOR, TX_BEGIN/TX_END's loop), decided per warp and pass: sets of
+// more than 8 entries do not fit in registers and live in each thread's
+// stack frame, which local memory caches in its SM's L1. At full occupancy
+// the resident threads' sets outgrow L1 (already at 16 reads), the sets'
+// loads and stores go to L2, and throughput falls as threads are added
+// although nothing conflicts more. So the lanes of a warp
+// that attempt in a pass enter their SM's footprint gate together, with the
+// bytes their sets took in their last attempts (the set capacity before the
+// first), while at most the throttle's footprint_kib KiB are inside (a warp
+// alone on its SM always enters); a refused warp pauses all its attempting
+// lanes like a retry, sleeps, and asks again. The bytes are given back at
+// the warp's next pass, when every attempt of this one has ended. One
+// fetch_add and one fetch_sub per warp and pass (a per-attempt gate cost
+// more than the misses it saved: docs/design-decisions.md#footprint-admission).
+// Waiting is safe there: a warp inside ends its pass whatever the refused
+// warps do (no attempt waits for an attempt that has not opened); a warp
+// refused `patience` passes in a row (some milliseconds) runs anyway.
+// Sets in registers never enter. Not under the transaction table: its
+// workloads (vacation) chase pointers, want every warp resident, and lost
+// throughput behind the same gate. STM_FOOTPRINT_KIB=0 (or footprint_kib = 0)
+// turns it off; the budget and what it buys and costs:
+// docs/design-decisions.md#footprint-gate.
 #pragma once
 
 #include <cstdint>
@@ -191,6 +215,80 @@ struct admission_state {
 #else
     (void)t;
 #endif
+  }
+};
+
+/// The footprint gate of a loop form's warp (the rule: the head of this file). Its state is the same in every lane of the warp.
+struct footprint_gate {
+  /// Passes refused in a row after which a warp runs without entering.
+  static constexpr std::uint32_t patience = 256;
+
+  std::uint32_t held = 0;     // bytes the warp holds in gate `group`
+  std::uint32_t holder = 0;   // the lane that added them (it gives them back)
+  std::uint32_t group = 0;
+  std::uint32_t refused = 0;  // passes refused in a row
+
+  /// The lanes of `live` that attempt this pass (go) enter with their sets'
+  /// bytes; every lane of live calls it. True: the pass runs; false: every
+  /// lane with go pauses pause_ns() and asks again at its next turn.
+  STM_HD bool enter(const lock_table_ref& t, std::uint32_t live, bool go, std::uint32_t bytes) {
+#if STM_ADMISSION
+    if (t.admission == nullptr || t.throttle.footprint_kib == 0) return true;
+    const std::uint32_t want = platform::reduce_add(live, go ? bytes : 0u);
+    if (want == 0) return true;
+    const std::uint32_t leader = platform::lowest_bit(live);
+    std::uint32_t ok = 1;
+    if (platform::lane_id() == leader) {
+      group = platform::sm_id() % t.admission_groups;
+      const auto inside = t.admission_footprint(group);
+      const std::uint32_t budget = std::uint32_t(t.throttle.footprint_kib) << 10;
+      if (refused < patience) {
+        const std::uint32_t seen = inside.load(memory_order_relaxed);
+        ok = seen == 0 || seen + want <= budget;
+        if (ok) {
+          const std::uint32_t before = inside.fetch_add(want, memory_order_relaxed);
+          ok = before == 0 || before + want <= budget;
+          if (!ok) inside.fetch_sub(want, memory_order_relaxed);
+        }
+      } else {
+        inside.fetch_add(want, memory_order_relaxed);
+      }
+    }
+    ok = platform::shfl(live, ok, leader);
+    if (!ok) {
+      ++refused;
+      return false;
+    }
+    held = want;
+    holder = leader;
+    refused = 0;
+#else
+    (void)t;
+    (void)live;
+    (void)go;
+    (void)bytes;
+#endif
+    return true;
+  }
+
+  /// At the warp's next pass (every lane of it calls it): the bytes back.
+  STM_HD void leave(const lock_table_ref& t) {
+#if STM_ADMISSION
+    if (held == 0) return;
+    if (platform::lane_id() == holder) t.admission_footprint(group).fetch_sub(held, memory_order_relaxed);
+    held = 0;
+#else
+    (void)t;
+#endif
+  }
+
+  /// The pause of a refused pass: 128 ns doubling per refusal in a row, up
+  /// to the throttle's longest refusal pause, jittered (the other warps' passes
+  /// take microseconds).
+  STM_HD std::uint32_t pause_ns(const lock_table_ref& t) const {
+    const std::uint32_t cap = t.throttle.admission_pause_log2;
+    const std::uint32_t base = 128u << (refused < cap ? refused : cap);
+    return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
   }
 };
 

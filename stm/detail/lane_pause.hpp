@@ -71,6 +71,25 @@ STM_HD inline bool admitted(Tx& tx, std::uint32_t& pause_ns) {
   }
 }
 
+/// The bytes a descriptor's sets took in its last attempt (stm::transaction:
+/// set_bytes; 0 for a descriptor without admission control).
+template <class Tx>
+STM_HD inline std::uint32_t set_bytes(const Tx& tx) {
+  if constexpr (drives_admission<Tx>::value) {
+    return tx.set_bytes();
+  } else {
+    return 0;
+  }
+}
+template <class Tx>
+STM_HD inline constexpr std::uint32_t set_capacity_bytes() {
+  if constexpr (drives_admission<Tx>::value) {
+    return Tx::set_capacity_bytes;
+  } else {
+    return 0;
+  }
+}
+
 /// One turn of the lanes of `live` (every one of them calls it, at the same
 /// call site): true when this lane's pause is over and it may run now. When
 /// every lane of `live` pauses, the warp sleeps until the first deadline and

@@ -51,6 +51,7 @@
 #include <exception>  // std::uncaught_exceptions: no check while an exception unwinds a form
 #endif
 
+#include "stm/detail/admission.hpp"
 #include "stm/detail/check.hpp"
 #include "stm/detail/lane_pause.hpp"
 #include "stm/platform.hpp"
@@ -159,6 +160,7 @@ class tx_loop {
       advance();
     } else if (ran_) {
       ran_ = false;
+      bytes_ = set_bytes(tx_);
       if (tx_.retryable()) {
         pause_.start(tx_.pause_ns());
       } else if (Report) {
@@ -171,6 +173,7 @@ class tx_loop {
     for (;;) {
       const bool done = i_ >= n_;
       live_ = platform::ballot(live_, !done);
+      leave_footprint();  // every attempt of the warp's last pass has ended
       if (done) return false;
       bool go = lane_turn(live_, pause_);
 #if STM_TX_WARP_SERIAL > 0
@@ -186,6 +189,12 @@ class tx_loop {
         go = escalated && first == key;
       }
 #endif
+      // The footprint gate: the lanes that attempt in this pass enter
+      // together, or all pause (stm/detail/admission.hpp).
+      if (std::uint32_t ns = 0; !enter_footprint(go, ns)) {
+        if (go) pause_.start(ns);
+        go = false;
+      }
       // Admission control: a lane whose gate is full pauses like a retry
       // (the other lanes go on) and asks again at its next turn.
       if (std::uint32_t ns = 0; go && !admitted(tx_, ns)) {
@@ -218,12 +227,30 @@ class tx_loop {
     ++i_;
     fresh_ = true;
   }
+  // The footprint gate, for descriptors under admission control; every lane
+  // of live_ calls both at the same call sites.
+  STM_HD bool enter_footprint(bool go, std::uint32_t& pause_ns) {
+    if constexpr (drives_admission<Tx>::value) {
+      if (footprint_.enter(tx_.locks(), live_, go, bytes_)) return true;
+      pause_ns = footprint_.pause_ns(tx_.locks());
+      return false;
+    } else {
+      (void)go;
+      (void)pause_ns;
+      return true;
+    }
+  }
+  STM_HD void leave_footprint() {
+    if constexpr (drives_admission<Tx>::value) footprint_.leave(tx_.locks());
+  }
 
   Tx& tx_;
   std::uint32_t n_;
   std::uint32_t i_ = 0;
   std::uint32_t live_;
   lane_pause pause_;
+  footprint_gate footprint_;                       // the warp's, the same in every lane
+  std::uint32_t bytes_ = set_capacity_bytes<Tx>();  // the sets' bytes in the last attempt
   form_guard<Tx> guard_;  // nested-form (STM_CHECKS)
   bool ran_ = false;        // next() handed out an attempt: its outcome is in tx_
   bool reporting_ = false;  // this pass is the then-clause of transaction i_

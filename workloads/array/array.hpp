@@ -59,8 +59,9 @@ inline const char* validation_of(impl v) {
 }
 
 /// The read-set capacities the workload is compiled for: a run with R reads
-/// uses the smallest one that holds R (a user sizes tx_config the same way).
-inline constexpr std::uint32_t capacities[] = {8, 16, 64, 256};
+/// uses the smallest one that holds R (a user sizes tx_config the same way),
+/// with a write capacity of min(capacity, max_writes).
+inline constexpr std::uint32_t capacities[] = {4, 8, 16, 64, 256};
 inline constexpr std::uint32_t max_reads = 256;
 inline constexpr std::uint32_t max_writes = 8;
 inline constexpr std::int32_t initial_value = 1000;  // words may go negative: int32, summed in int64
@@ -263,6 +264,7 @@ outcome run_native(const config& c) {
 /// A transactional variant under manager cm with read capacity Cap (>= c.reads), verified.
 template <class Exec, class CM, std::uint32_t Cap>
 outcome run_with(const config& c, const CM& cm) {
+  constexpr std::uint32_t WCap = Cap < max_writes ? Cap : max_writes;
   check(c);
   outcome out;
   out.transactions = transactions_of(c);
@@ -272,10 +274,10 @@ outcome run_with(const config& c, const CM& cm) {
   stm::lock_table locks(Exec::where, num_locks, a.data(), 4ull * c.hash, out.lock_spread);
   stm::stats_block stats(Exec::where);
   if (c.variant == impl::tx_opaque)
-    out.seconds = Exec::run(c.threads, tx_kernel<CM, stm::tx_config<Cap, max_writes, true>>{
+    out.seconds = Exec::run(c.threads, tx_kernel<CM, stm::tx_config<Cap, WCap, true>>{
                                            cm, locks.ref(), stats.ref(), a.data(), c, out.transactions});
   else
-    out.seconds = Exec::run(c.threads, tx_kernel<CM, stm::tx_config<Cap, max_writes, false>>{
+    out.seconds = Exec::run(c.threads, tx_kernel<CM, stm::tx_config<Cap, WCap, false>>{
                                            cm, locks.ref(), stats.ref(), a.data(), c, out.transactions});
   out.stats = stats.read();
   bool locks_free = true;
@@ -289,6 +291,7 @@ template <class Exec, class CM>
 outcome run(const config& c, const CM& cm) {
   check(c);
   if (c.variant == impl::native) return run_native<Exec>(c);
+  if (c.reads <= 4) return run_with<Exec, CM, 4>(c, cm);
   if (c.reads <= 8) return run_with<Exec, CM, 8>(c, cm);
   if (c.reads <= 16) return run_with<Exec, CM, 16>(c, cm);
   if (c.reads <= 64) return run_with<Exec, CM, 64>(c, cm);

@@ -13,9 +13,12 @@
 #   vacation (paper, high), skiplist (50/50/0, 20/20/60), k-means tx, graph tx
 # Each command (one configuration, every thread count and manager) is bounded
 # (SCALING_LIMIT seconds, default 600): a collapsed configuration costs the
-# points not yet measured, not the run. STM_ADMISSION=1 in the environment runs the
-# transactional points with admission control on. It takes tens of minutes in
-# all: split it with SCALING_ONLY=array|bank|vacation|skiplist|kmeans|graph.
+# points not yet measured, not the run. STM_ADMISSION=0 in the environment runs the
+# transactional points with admission control off. It takes tens of minutes in
+# all: split it with SCALING_ONLY=array|bank|vacation|skiplist|kmeans|graph,
+# SCALING_IMPL=tx|native (only the transactional points, or only the native
+# baselines) and, for the array, SCALING_ARRAY="WORDS:R,R,... ..." (default
+# "32768:2,16,64,256 2097152:2,16,64,256").
 # --quick: one run per point, no warm-up, the first two thread counts only (a
 # smoke test of the commands; SCALING_BACKEND=cpu runs it without a GPU).
 set -uo pipefail
@@ -39,33 +42,45 @@ pt() {  # stm_bench arguments
   timeout "$limit" "$BENCH" --backend "$backend" "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null ||
     echo "FAILED or over $limit s: $*" >&2
 }
+impl_only="${SCALING_IMPL:-}"
+case "$impl_only" in ""|tx|native) ;; *) echo "scaling/run.sh: SCALING_IMPL is tx or native, got '$impl_only'" >&2; exit 2 ;; esac
+arrays="${SCALING_ARRAY:-32768:2,16,64,256 2097152:2,16,64,256}"
+for a in $arrays; do
+  [[ "$a" =~ ^[0-9]+:[0-9]+(,[0-9]+)*$ ]] || { echo "scaling/run.sh: SCALING_ARRAY takes WORDS:R,R,... items, got '$a'" >&2; exit 2; }
+done
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+# pt for a configuration's transactional points or its native baseline, as
+# SCALING_IMPL selects.
+pt_tx() { [ "$impl_only" = native ] || pt "$@"; }
+pt_native() { [ "$impl_only" = tx ] || pt "$@"; }
 if want array; then
-  for words in 32768 2097152; do
-    for r in 2 16 64 256; do
+  for a in $arrays; do
+    words=${a%%:*}
+    IFS=, read -r -a reads <<<"${a#*:}"
+    for r in "${reads[@]}"; do
       ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
       # gpustm's lock log holds 128 locks: stm_bench refuses it above 128 reads.
       c=$cms; [ "$r" -gt 128 ] && c=${cms/gpustm,/}
-      pt --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$c
-      pt --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
+      pt_tx --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$c
+      pt_native --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
     done
   done
 fi
 if want bank; then
-  pt --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --hash 1 --sweep "$sweep_t" \
+  pt_tx --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --hash 1 --sweep "$sweep_t" \
     --sweep cm=$cms
-  pt --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --impl native --sweep "$sweep_t"
+  pt_native --workload bank --accounts 4096 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0 --impl native --sweep "$sweep_t"
 fi
 if want vacation; then
   for preset in paper high; do
-    pt --workload vacation --preset $preset --impl tx --sweep "$sweep_t" --sweep cm=$cms
-    pt --workload vacation --preset $preset --impl native --sweep "$sweep_t"
+    pt_tx --workload vacation --preset $preset --impl tx --sweep "$sweep_t" --sweep cm=$cms
+    pt_native --workload vacation --preset $preset --impl native --sweep "$sweep_t"
   done
 fi
 if want skiplist; then
   for mix in 50/50/0 20/20/60; do
-    pt --workload skiplist --keys 5000 --levels 5 --mix $mix --impl tx --sweep "$sweep_t" --sweep cm=$cms
-    pt --workload skiplist --keys 5000 --levels 5 --mix $mix --impl native --sweep "$sweep_t"
+    pt_tx --workload skiplist --keys 5000 --levels 5 --mix $mix --impl tx --sweep "$sweep_t" --sweep cm=$cms
+    pt_native --workload skiplist --keys 5000 --levels 5 --mix $mix --impl native --sweep "$sweep_t"
   done
 fi
 if want kmeans; then
@@ -75,12 +90,12 @@ if want kmeans; then
   # points/s fall with threads by construction, as the native warp-aggregated
   # atomics' do: measured beside it, not held to the sweep
   # (docs/design-decisions.md#kmeans-per-point).
-  pt --workload kmeans --impl tx --iterations 2 --sweep "$sweep_t" --sweep cm=$cms
-  pt --workload kmeans --impl tx-aggregated --sweep "$sweep_t" --sweep cm=$cms
-  pt --workload kmeans --impl native --sweep "$sweep_t"
+  pt_tx --workload kmeans --impl tx --iterations 2 --sweep "$sweep_t" --sweep cm=$cms
+  pt_tx --workload kmeans --impl tx-aggregated --sweep "$sweep_t" --sweep cm=$cms
+  pt_native --workload kmeans --impl native --sweep "$sweep_t"
 fi
 if want graph; then
-  pt --workload graph --impl tx --sweep "$sweep_t" --sweep cm=$cms
-  pt --workload graph --impl native --sweep "$sweep_t"
+  pt_tx --workload graph --impl tx --sweep "$sweep_t" --sweep cm=$cms
+  pt_native --workload graph --impl native --sweep "$sweep_t"
 fi
 echo "scaling: $(wc -l <"$out") rows in $out"
