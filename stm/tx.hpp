@@ -215,7 +215,7 @@ class transaction {
   }
 
   /// Bytes of local memory the sets of the last attempt took, 0 when the
-  /// sets live in registers (8 entries or fewer): what the loop forms' warp
+  /// sets live in registers (both capacities at most 8): what the loop forms' warp
   /// enters the footprint gate with (stm/detail/admission.hpp, footprint_gate).
   STM_HD std::uint32_t set_bytes() const {
     if constexpr (detail::tx_core<Config>::unrolled) return 0;

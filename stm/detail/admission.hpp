@@ -60,9 +60,9 @@
 // forms (TX_FOR, TX_BEGIN/TX_END's loop), decided per warp and pass: sets of
 // more than 8 entries do not fit in registers and live in each thread's
 // stack frame, which local memory caches in its SM's L1. At full occupancy
-// the resident threads' sets outgrow L1 (already at 16 reads), the sets'
-// loads and stores go to L2, and throughput falls as threads are added
-// although nothing conflicts more. So the lanes of a warp
+// the resident threads' sets can outgrow L1, the sets' loads and stores
+// then go to L2, and throughput falls as threads are added although nothing
+// conflicts more. So the lanes of a warp
 // that attempt in a pass enter their SM's footprint gate together, with the
 // bytes their sets took in their last attempts (the set capacity before the
 // first), while at most the throttle's footprint_kib KiB are inside (a warp
@@ -218,7 +218,9 @@ struct admission_state {
   }
 };
 
-/// The footprint gate of a loop form's warp (the rule: the head of this file). Its state is the same in every lane of the warp.
+/// The footprint gate of a loop form's warp (the rule: the head of this
+/// file). `held` and `refused` are the same in every lane of the warp;
+/// `holder` and `group` matter in the holder only.
 struct footprint_gate {
   /// Passes refused in a row after which a warp runs without entering.
   static constexpr std::uint32_t patience = 256;
@@ -230,13 +232,18 @@ struct footprint_gate {
 
   /// The lanes of `live` that attempt this pass (go) enter with their sets'
   /// bytes; every lane of live calls it. True: the pass runs; false: every
-  /// lane with go pauses pause_ns() and asks again at its next turn.
+  /// lane with go pauses pause_ns() and asks again at its next turn. Lanes
+  /// whose table has no gate (admission off, or footprint_kib 0) take part
+  /// with nothing; the warp is charged to the table of its lowest lane that
+  /// has one (the lanes of a warp normally share one table).
   STM_HD bool enter(const lock_table_ref& t, std::uint32_t live, bool go, std::uint32_t bytes) {
 #if STM_ADMISSION
-    if (t.admission == nullptr || t.throttle.footprint_kib == 0) return true;
-    const std::uint32_t want = platform::reduce_add(live, go ? bytes : 0u);
+    const bool on = t.admission != nullptr && t.throttle.footprint_kib != 0;
+    const std::uint32_t gated = platform::ballot(live, on);
+    if (gated == 0) return true;
+    const std::uint32_t want = platform::reduce_add(live, on && go ? bytes : 0u);
     if (want == 0) return true;
-    const std::uint32_t leader = platform::lowest_bit(live);
+    const std::uint32_t leader = platform::lowest_bit(gated);
     std::uint32_t ok = 1;
     if (platform::lane_id() == leader) {
       group = platform::sm_id() % t.admission_groups;

@@ -21,7 +21,8 @@
 //
 // Collectives. `live` holds the lanes that entered the loop together
 // (__activemask at construction) and have not finished; each of them calls
-// the ballot and lane_turn's minimum at the one call site inside next(),
+// the ballot, lane_turn's minimum and the footprint gate's ballot, sum and
+// broadcast (footprint_gate::enter) at their one call sites inside next(),
 // once per pass, and a lane leaves `live` by the ballot that sees it done.
 // The body and the then-clause run between those calls, some lanes in them
 // and some not, so they must not use warp-collective operations across lanes,
@@ -149,7 +150,12 @@ class tx_loop {
       : tx_(tx), n_(n), live_(platform::active_mask()), guard_(tx, file, line) {
     drive_admission(tx_, true);
   }
-  STM_HD ~tx_loop() { drive_admission(tx_, false); }
+  /// Gives back what the warp holds in the footprint gate if this lane added
+  /// it and the loop was left early (an exception on the host): no collective.
+  STM_HD ~tx_loop() {
+    leave_footprint();
+    drive_admission(tx_, false);
+  }
   tx_loop(const tx_loop&) = delete;
   tx_loop& operator=(const tx_loop&) = delete;
 
@@ -230,7 +236,9 @@ class tx_loop {
   // The footprint gate, for descriptors under admission control; every lane
   // of live_ calls both at the same call sites.
   STM_HD bool enter_footprint(bool go, std::uint32_t& pause_ns) {
-    if constexpr (drives_admission<Tx>::value) {
+    // Sets in registers never enter: decided by the type, the same in every
+    // lane at this call site, so no collective runs for them.
+    if constexpr (drives_admission<Tx>::value && set_capacity_bytes<Tx>() != 0) {
       if (footprint_.enter(tx_.locks(), live_, go, bytes_)) return true;
       pause_ns = footprint_.pause_ns(tx_.locks());
       return false;

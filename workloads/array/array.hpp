@@ -58,10 +58,6 @@ inline const char* validation_of(impl v) {
   return v == impl::tx_opaque ? "opaque" : v == impl::tx_commit ? "commit" : "none";
 }
 
-/// The read-set capacities the workload is compiled for: a run with R reads
-/// uses the smallest one that holds R (a user sizes tx_config the same way),
-/// with a write capacity of min(capacity, max_writes).
-inline constexpr std::uint32_t capacities[] = {4, 8, 16, 64, 256};
 inline constexpr std::uint32_t max_reads = 256;
 inline constexpr std::uint32_t max_writes = 8;
 inline constexpr std::int32_t initial_value = 1000;  // words may go negative: int32, summed in int64
@@ -286,7 +282,9 @@ outcome run_with(const config& c, const CM& cm) {
   return out;
 }
 
-/// run_with() at the smallest capacity that holds c.reads.
+/// run_with() at the smallest read capacity of 4, 8, 16, 64 and 256 that
+/// holds c.reads (a user sizes tx_config the same way), with a write
+/// capacity of min(capacity, max_writes) (docs/design-decisions.md#array-descriptor-size).
 template <class Exec, class CM>
 outcome run(const config& c, const CM& cm) {
   check(c);

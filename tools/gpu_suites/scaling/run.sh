@@ -44,8 +44,8 @@ pt() {  # stm_bench arguments
 }
 impl_only="${SCALING_IMPL:-}"
 case "$impl_only" in ""|tx|native) ;; *) echo "scaling/run.sh: SCALING_IMPL is tx or native, got '$impl_only'" >&2; exit 2 ;; esac
-arrays="${SCALING_ARRAY:-32768:2,16,64,256 2097152:2,16,64,256}"
-for a in $arrays; do
+read -r -a arrays <<<"${SCALING_ARRAY:-32768:2,16,64,256 2097152:2,16,64,256}"
+for a in "${arrays[@]}"; do
   [[ "$a" =~ ^[0-9]+:[0-9]+(,[0-9]+)*$ ]] || { echo "scaling/run.sh: SCALING_ARRAY takes WORDS:R,R,... items, got '$a'" >&2; exit 2; }
 done
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
@@ -54,7 +54,7 @@ want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 pt_tx() { [ "$impl_only" = native ] || pt "$@"; }
 pt_native() { [ "$impl_only" = tx ] || pt "$@"; }
 if want array; then
-  for a in $arrays; do
+  for a in "${arrays[@]}"; do
     words=${a%%:*}
     IFS=, read -r -a reads <<<"${a#*:}"
     for r in "${reads[@]}"; do
