@@ -35,19 +35,4 @@ for v in "${variants[@]}"; do
     --threads full --cm prstm
   echo "variant $v: $(( $(date +%s) - t0 )) s"
 done
-python3 - "$out" "${variants[@]}" <<'PY'
-import json, os, sys
-out, variants = sys.argv[1], sys.argv[2:]
-rows = {}
-for v in variants:
-    p = os.path.join(out, v + ".jsonl")
-    if not os.path.exists(p): continue
-    for line in open(p):
-        r = json.loads(line)
-        key = (r["workload"], str(r.get("reads", r.get("accounts", ""))), str(r.get("words", "")),
-               r.get("validation", ""), r.get("cm", ""), r["threads"])
-        rows.setdefault(key, {})[v] = r["throughput"] if r["verified"] else float("nan")
-print("workload param words validation cm threads " + " ".join(variants) + "  (M/s)")
-for k, d in rows.items():
-    print(" ".join(map(str, k)), " ".join(f"{d[v]/1e6:.2f}" if v in d else "-" for v in variants))
-PY
+python3 "$(dirname "$0")/../variant_table.py" "$out" "" "${variants[@]}"
