@@ -213,21 +213,9 @@ class lock_table {
   }
   /// Attempts inside a gate now, summed over the gates (0 between launches:
   /// every slot taken was given back).
-  std::uint64_t admission_in_flight() const {
-    std::uint64_t n = 0;
-    if (!has_admission()) return n;
-    const std::vector<std::uint32_t> all = admission_.to_vector();
-    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride];
-    return n;
-  }
+  std::uint64_t admission_in_flight() const { return summed_over_groups(0); }
   /// Bytes inside the footprint gates now, summed (0 between launches).
-  std::uint64_t footprint_in_flight() const {
-    std::uint64_t n = 0;
-    if (!has_admission()) return n;
-    const std::vector<std::uint32_t> all = admission_.to_vector();
-    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride + 2];
-    return n;
-  }
+  std::uint64_t footprint_in_flight() const { return summed_over_groups(2); }
   /// Each gate's limit now (tests, reports).
   std::vector<std::uint32_t> admission_limits() const {
     std::vector<std::uint32_t> out;
@@ -272,6 +260,14 @@ class lock_table {
   }
 
  private:
+  /// Word k of every gate's line (0: attempts inside, 2: footprint bytes), summed; 0 without admission.
+  std::uint64_t summed_over_groups(std::uint32_t k) const {
+    std::uint64_t n = 0;
+    if (!has_admission()) return n;
+    const std::vector<std::uint32_t> all = admission_.to_vector();
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride + k];
+    return n;
+  }
   static std::size_t checked_size(std::uint64_t n, std::uint32_t words_per_lock) {
     if (n == 0) throw usage_error("the lock table needs at least one lock");
     if (n > 0xFFFFFFFFull) throw usage_error("the lock table has at most 2^32-1 locks, asked for " + std::to_string(n));

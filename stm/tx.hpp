@@ -78,6 +78,15 @@ struct read_set_size<true> {
                "silences this")]]
   STM_HD static void note() {}
 };
+/// Bytes of local memory sets of r reads, w writes and l locks take in a
+/// descriptor of Config: 0 when its sets live in registers (both capacities
+/// at most 8). The footprint gate's measure (stm/detail/admission.hpp).
+template <class Config>
+STM_HD constexpr std::uint32_t sets_bytes(std::uint32_t r, std::uint32_t w, std::uint32_t l) {
+  return tx_core<Config>::unrolled ? 0u
+                                   : r * std::uint32_t(sizeof(read_entry)) + w * std::uint32_t(sizeof(write_entry)) +
+                                         l * std::uint32_t(sizeof(lock_entry));
+}
 }  // namespace detail
 
 template <class CM = prstm, class Config = tx_config<>>
@@ -218,15 +227,11 @@ class transaction {
   /// sets live in registers (both capacities at most 8): what the loop forms' warp
   /// enters the footprint gate with (stm/detail/admission.hpp, footprint_gate).
   STM_HD std::uint32_t set_bytes() const {
-    if constexpr (detail::tx_core<Config>::unrolled) return 0;
-    return core_.n_reads * std::uint32_t(sizeof(read_entry)) +
-           core_.n_writes * std::uint32_t(sizeof(write_entry)) + core_.n_locks * std::uint32_t(sizeof(lock_entry));
+    return detail::sets_bytes<Config>(core_.n_reads, core_.n_writes, core_.n_locks);
   }
   /// set_bytes() of full sets: the estimate before any attempt ran.
   static constexpr std::uint32_t set_capacity_bytes =
-      detail::tx_core<Config>::unrolled ? 0u
-                                        : std::uint32_t(Config::max_reads * sizeof(read_entry) +
-                                                        Config::max_writes * (sizeof(write_entry) + sizeof(lock_entry)));
+      detail::sets_bytes<Config>(Config::max_reads, Config::max_writes, Config::max_writes);
 
   STM_HD bool active() const { return core_.status == tx_status::active; }
   STM_HD bool committed() const { return core_.status == tx_status::committed; }

@@ -93,6 +93,16 @@
 
 namespace stm::detail {
 
+/// The pause after `refused` refusals in a row (admission's gate or the
+/// footprint gate): 128 ns doubling per refusal, up to 128 ns << the
+/// throttle's admission_pause_log2 (16 us by default), jittered by the
+/// clock's low bits so that lanes refused together spread.
+STM_HD inline std::uint32_t refusal_pause_ns(const lock_table_ref& t, std::uint32_t refused) {
+  const std::uint32_t cap = t.throttle.admission_pause_log2;
+  const std::uint32_t base = 128u << (refused < cap ? refused : cap);
+  return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
+}
+
 /// A descriptor's admission state (a few registers).
 struct admission_state {
   static constexpr std::uint32_t one = 1024;      // heat of an attempt that aborted
@@ -177,14 +187,8 @@ struct admission_state {
     return true;
 #endif
   }
-  /// The pause after a refused turn: 128 ns doubling per refusal in a row,
-  /// up to 128 ns << the throttle's admission_pause_log2 (16 us by default),
-  /// jittered by the clock's low bits so that lanes refused together spread.
-  STM_HD std::uint32_t refusal_pause_ns(const lock_table_ref& t) const {
-    const std::uint32_t cap = t.throttle.admission_pause_log2;
-    const std::uint32_t base = 128u << (refused < cap ? refused : cap);
-    return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
-  }
+  /// The pause after a refused turn (refusal_pause_ns above).
+  STM_HD std::uint32_t refusal_pause_ns(const lock_table_ref& t) const { return detail::refusal_pause_ns(t, refused); }
 
   /// At an attempt's end: conflict = it aborted on a conflict (retryable).
   STM_HD void leave(const lock_table_ref& t, bool conflict) {
@@ -289,14 +293,9 @@ struct footprint_gate {
 #endif
   }
 
-  /// The pause of a refused pass: 128 ns doubling per refusal in a row, up
-  /// to the throttle's longest refusal pause, jittered (the other warps' passes
-  /// take microseconds).
-  STM_HD std::uint32_t pause_ns(const lock_table_ref& t) const {
-    const std::uint32_t cap = t.throttle.admission_pause_log2;
-    const std::uint32_t base = 128u << (refused < cap ? refused : cap);
-    return base + static_cast<std::uint32_t>((platform::ticks() * 2654435761u) >> 24) % base;
-  }
+  /// The pause of a refused pass (refusal_pause_ns above; the other warps'
+  /// passes take microseconds).
+  STM_HD std::uint32_t pause_ns(const lock_table_ref& t) const { return refusal_pause_ns(t, refused); }
 };
 
 }  // namespace stm::detail
