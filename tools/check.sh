@@ -93,8 +93,8 @@ if [ "$perturb" = 1 ]; then
   # Every atomic of the library delays its thread at random (a yield, or now
   # and then a short sleep): interleavings that natural runs almost never
   # produce. The linearizability tests check 500 histories per container here.
-  phase "schedule-perturbation build (PRSTM_PERTURB) of the CPU linearizability, container, bank and STM tests"
-  programs="list_lin_tests_cpu list_tests_cpu skiplist_lin_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu compose_tests_cpu bank_tests_cpu core_tests_cpu cmp_tests_cpu history_tests_cpu long_tx_tests_cpu dist_tests_cpu"
+  phase "schedule-perturbation build (PRSTM_PERTURB) of the CPU linearizability, container, bank, STM and admission tests"
+  programs="list_lin_tests_cpu list_tests_cpu skiplist_lin_tests_cpu stack_lin_tests_cpu stack_tests_cpu queue_tests_cpu compose_tests_cpu bank_tests_cpu core_tests_cpu cmp_tests_cpu history_tests_cpu long_tx_tests_cpu admission_tests_cpu dist_tests_cpu"
   # -O1: the perturbed runs are bound by their random delays, not by the code
   # between them; half the compile time of -O3.
   cmake -S . -B build-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \

@@ -25,6 +25,8 @@ bad --reads 129 --cm gpustm   # beyond gpustm's lock log: every attempt would ab
 bad --threads 600000
 bad --ops 0
 bad --keys 10
+STM_FOOTPRINT_KIB=4097 bad --reads 16   # the footprint gate's budget (stm::throttle_config), 0 to 4096 KiB
+STM_FOOTPRINT_KIB=x bad --reads 16
 
 for cm in prstm gpustm backoff delay; do
   good --words 4096 --reads 16 --threads 32 --ops 20000 --cm $cm --validation all --impl all
@@ -35,4 +37,7 @@ good --words 1024 --reads 256 --threads 16 --ops 200 --impl native --writes 2
 good --words 64 --reads 2 --writes 2 --read-only 30 --threads 64 --ops 20000 --hash 4
 good --words 64 --reads 8 --writes 0 --threads 16 --ops 5000
 STM_ADMISSION=1 good --words 64 --reads 4 --threads 64 --ops 20000 --validation all
+# Sets in local memory (16 reads) behind a footprint gate of 1 KiB (nearly every pass waits) and with it off.
+STM_FOOTPRINT_KIB=1 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
+STM_FOOTPRINT_KIB=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 exit $fail
