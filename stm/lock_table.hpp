@@ -69,12 +69,21 @@ struct throttle_config {
   std::uint16_t escalate_after = 0;
   /// The longest refusal pause: 128 ns << this.
   std::uint8_t admission_pause_log2 = 7;
+  /// 1: an attempt due to escalate before its forced attempt (4 x
+  /// EscalateAfter, or a transaction that escalated before) escalates only if
+  /// the table's escalation token is free when it starts, else it runs plain;
+  /// 0: it waits for the token (stm/detail/tx_escalation.hpp).
+  std::uint8_t escalate_when_free = 1;
   /// KiB of an SM's L1 that the sets in local memory of the attempts in
   /// flight under the loop forms may take (stm/detail/admission.hpp,
   /// footprint_gate); 0: no such bound.
-  std::uint16_t footprint_kib = 144;
+  std::uint16_t footprint_kib = 96;
+  /// A warp whose bytes are within footprint_kib enters the footprint gate
+  /// beside fewer than this many warps, whatever the bytes inside (0 and 1:
+  /// only into an empty gate; docs/design-decisions.md#footprint-floor).
+  std::uint8_t footprint_min_warps = 2;
 };
-static_assert(sizeof(throttle_config) == 10 && std::is_trivially_copyable_v<throttle_config>);
+static_assert(sizeof(throttle_config) == 12 && std::is_trivially_copyable_v<throttle_config>);
 
 /// Trivially copyable view of a lock table, passed by value into kernels.
 struct lock_table_ref {
@@ -88,7 +97,8 @@ struct lock_table_ref {
   std::uint64_t* escalation = nullptr;  // escalation token (gate_* below): 0 free; nullptr: none
   // Admission gates (stm/detail/admission.hpp), one per SM: word 0 of a
   // group's 128-byte line counts the attempts inside, word 1 is its limit,
-  // word 2 the bytes of sets in local memory inside the footprint gate.
+  // word 2 the footprint gate's: bits 0-23 the bytes of sets in local memory
+  // inside, bits 24-31 the warps inside.
   // nullptr: no admission control.
   std::uint32_t* admission = nullptr;
   std::uint32_t admission_groups = 1;
@@ -117,6 +127,9 @@ struct lock_table_ref {
   STM_HD atomic_ref<std::uint32_t> admission_footprint(std::uint32_t g) const {
     return atomic_ref<std::uint32_t>(admission[std::size_t(g) * admission_stride + 2]);
   }
+  /// The footprint word's fields (above): one warp, and the bytes' mask.
+  static constexpr std::uint32_t footprint_warp_shift = 24, footprint_warp = 1u << footprint_warp_shift;
+  static constexpr std::uint32_t footprint_bytes_mask = footprint_warp - 1;
 
   /// The escalation token's fields (docs/stm-core.md#escalation):
   /// bits 0-31 the exclusive holder's tid + 1 (0: none), bit 32 an exclusive
@@ -179,7 +192,8 @@ class lock_table {
   /// The throttle_config defaults, overridden from the environment:
   /// STM_ADMISSION_PATIENCE (0 to 65535), STM_ADMISSION_HEAT (0 to 1024),
   /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024),
-  /// STM_FOOTPRINT_KIB (0 to 4096).
+  /// STM_ESCALATE_WHEN_FREE (0 or 1), STM_FOOTPRINT_KIB (0 to 4096),
+  /// STM_FOOTPRINT_MIN_WARPS (0 to 64).
   /// usage_error for a value out of range (stm_bench checks them with its
   /// input, before any work). Every table reads them when it is built.
   static throttle_config throttle_from_environment() {
@@ -197,7 +211,9 @@ class lock_table {
     k.admission_heat = static_cast<std::uint16_t>(read("STM_ADMISSION_HEAT", 1024, k.admission_heat));
     k.admission_pause_log2 = static_cast<std::uint8_t>(read("STM_ADMISSION_PAUSE_LOG2", 12, k.admission_pause_log2));
     k.escalate_after = static_cast<std::uint16_t>(read("STM_ESCALATE_AFTER", 1024, k.escalate_after));
+    k.escalate_when_free = static_cast<std::uint8_t>(read("STM_ESCALATE_WHEN_FREE", 1, k.escalate_when_free));
     k.footprint_kib = static_cast<std::uint16_t>(read("STM_FOOTPRINT_KIB", 4096, k.footprint_kib));
+    k.footprint_min_warps = static_cast<std::uint8_t>(read("STM_FOOTPRINT_MIN_WARPS", 64, k.footprint_min_warps));
     return k;
   }
   throttle_config throttle() const { return ref_.throttle; }
@@ -215,7 +231,9 @@ class lock_table {
   /// every slot taken was given back).
   std::uint64_t admission_in_flight() const { return summed_over_groups(0); }
   /// Bytes inside the footprint gates now, summed (0 between launches).
-  std::uint64_t footprint_in_flight() const { return summed_over_groups(2); }
+  std::uint64_t footprint_in_flight() const { return summed_over_groups(2, 0, lock_table_ref::footprint_bytes_mask); }
+  /// Warps inside the footprint gates now, summed (0 between launches).
+  std::uint64_t footprint_warps_in_flight() const { return summed_over_groups(2, lock_table_ref::footprint_warp_shift); }
   /// Each gate's limit now (tests, reports).
   std::vector<std::uint32_t> admission_limits() const {
     std::vector<std::uint32_t> out;
@@ -260,12 +278,14 @@ class lock_table {
   }
 
  private:
-  /// Word k of every gate's line (0: attempts inside, 2: footprint bytes), summed; 0 without admission.
-  std::uint64_t summed_over_groups(std::uint32_t k) const {
+  /// Word k of every gate's line (0: attempts inside, 2: the footprint gate's),
+  /// its field (shifted right by `shift`, then masked) summed; 0 without admission.
+  std::uint64_t summed_over_groups(std::uint32_t k, std::uint32_t shift = 0, std::uint32_t mask = ~0u) const {
     std::uint64_t n = 0;
     if (!has_admission()) return n;
     const std::vector<std::uint32_t> all = admission_.to_vector();
-    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g) n += all[std::size_t(g) * lock_table_ref::admission_stride + k];
+    for (std::uint32_t g = 0; g < ref_.admission_groups; ++g)
+      n += (all[std::size_t(g) * lock_table_ref::admission_stride + k] >> shift) & mask;
     return n;
   }
   static std::size_t checked_size(std::uint64_t n, std::uint32_t words_per_lock) {

@@ -28,8 +28,9 @@
 //    transaction that aborted tx_config's EscalateAfter times (default 8) on
 //    conflicts, and read at least EscalateMinReads (16) locations in one of
 //    its attempts, runs its next attempt escalated if it has not written yet
-//    or if at least half of its aborts lost a lock of its write set; any transaction does
-//    after 4 x EscalateAfter aborts (read-only ones side by side under shared
+//    or if at least half of its aborts lost a lock of its write set, and the
+//    escalation token is free then (else it retries plain); any transaction does
+//    after 4 x EscalateAfter aborts, waiting for the token (read-only ones side by side under shared
 //    locks, an update alone per table): it locks what it touches and cannot
 //    abort on a conflict, so it commits by that attempt (one later if it
 //    escalated as read-only and then wrote; docs/stm-core.md#escalation). A descriptor with fewer than

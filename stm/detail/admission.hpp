@@ -66,7 +66,9 @@
 // that attempt in a pass enter their SM's footprint gate together, with the
 // bytes their sets took in their last attempts (the set capacity before the
 // first), while at most the throttle's footprint_kib KiB are inside (a warp
-// alone on its SM always enters); a refused warp pauses all its attempting
+// alone on its SM always enters, and one whose bytes are within the budget
+// enters beside fewer than footprint_min_warps others: two warps of 64-read
+// sets, not one; docs/design-decisions.md#footprint-floor); a refused warp pauses all its attempting
 // lanes like a retry, sleeps, and asks again. The bytes are given back at
 // the warp's next pass, when every attempt of this one has ended. One
 // fetch_add and one fetch_sub per warp and pass (a per-attempt gate cost
@@ -229,7 +231,7 @@ struct footprint_gate {
   /// Passes refused in a row after which a warp runs without entering.
   static constexpr std::uint32_t patience = 256;
 
-  std::uint32_t held = 0;     // bytes the warp holds in gate `group`
+  std::uint32_t held = 0;     // what the warp added to gate `group`'s word (its bytes and one warp)
   std::uint32_t holder = 0;   // the lane that added them (it gives them back)
   std::uint32_t group = 0;
   std::uint32_t refused = 0;  // passes refused in a row
@@ -248,21 +250,31 @@ struct footprint_gate {
     const std::uint32_t want = platform::reduce_add(live, on && go ? bytes : 0u);
     if (want == 0) return true;
     const std::uint32_t leader = platform::lowest_bit(gated);
+    // The warp's share of the gate's word: its bytes and one warp (the
+    // fields: lock_table_ref::admission_footprint).
+    using T = lock_table_ref;
+    const std::uint32_t add = (want < T::footprint_bytes_mask ? want : T::footprint_bytes_mask) + T::footprint_warp;
     std::uint32_t ok = 1;
     if (platform::lane_id() == leader) {
       group = platform::sm_id() % t.admission_groups;
       const auto inside = t.admission_footprint(group);
       const std::uint32_t budget = std::uint32_t(t.throttle.footprint_kib) << 10;
+      const std::uint32_t floor = t.throttle.footprint_min_warps > 1 ? t.throttle.footprint_min_warps : 1u;
+      // Enters: into an empty gate; beside fewer than `floor` warps if its
+      // own bytes are within the budget; or while its bytes fit.
+      const std::uint32_t own = add - T::footprint_warp;
+      const auto fits = [&](std::uint32_t w) {
+        const std::uint32_t warps = w >> T::footprint_warp_shift;
+        return warps == 0 || (warps < floor && own <= budget) || (w & T::footprint_bytes_mask) + own <= budget;
+      };
       if (refused < patience) {
-        const std::uint32_t seen = inside.load(memory_order_relaxed);
-        ok = seen == 0 || seen + want <= budget;
+        ok = fits(inside.load(memory_order_relaxed));
         if (ok) {
-          const std::uint32_t before = inside.fetch_add(want, memory_order_relaxed);
-          ok = before == 0 || before + want <= budget;
-          if (!ok) inside.fetch_sub(want, memory_order_relaxed);
+          ok = fits(inside.fetch_add(add, memory_order_relaxed));
+          if (!ok) inside.fetch_sub(add, memory_order_relaxed);
         }
       } else {
-        inside.fetch_add(want, memory_order_relaxed);
+        inside.fetch_add(add, memory_order_relaxed);
       }
     }
     ok = platform::shfl(live, ok, leader);
@@ -270,7 +282,7 @@ struct footprint_gate {
       ++refused;
       return false;
     }
-    held = want;
+    held = add;
     holder = leader;
     refused = 0;
 #else

@@ -314,14 +314,14 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     admission.abandon(table);
   }
 
-  /// Before every attempt (after its sets are reset): escalate when due
-  /// (waiting for the token), and take the opaque reads' clock snapshot.
+  /// Before every attempt (after its sets are reset): escalate when due (the
+  /// token free, or waited for when forced), and take the opaque reads' clock snapshot.
   STM_HD void start_attempt_sync() {
     admission.enter(table, tid, attempt);  // before the escalation token: stm/detail/admission.hpp
     if constexpr (Config::escalates) {
       if (this->escalation_due(table, attempt)) {
-        if (wrote) this->begin_escalation(*this);
-        else this->begin_shared_escalation(*this);
+        if (wrote) this->begin_escalation(*this, this->escalation_forced(table, attempt));
+        else this->begin_shared_escalation(*this, this->escalation_forced(table, attempt));
       }
     }
     if constexpr (Config::opaque)

@@ -13,6 +13,14 @@
 // commits, which a retry usually survives) waits until 4 x EscalateAfter, as
 // does any transaction. Once escalated, every later attempt of it is too.
 // Why the cause matters, with the measurements: docs/design-decisions.md#escalation-cause.
+// Before its forced attempt (4 x EscalateAfter, or any attempt of a
+// transaction that ran escalated before) an attempt due to escalate does so
+// only if the token is free when it starts, and otherwise runs as a plain
+// attempt (the throttle's escalate_when_free, on by default): exclusive
+// escalations run one at a time per table, and under contention many
+// transactions become due together; queueing them on the token idles each
+// waiter's warp (its lanes run the body together) while a plain retry would
+// often commit. docs/design-decisions.md#escalation-when-free.
 // Escalated, an attempt runs:
 //  - exclusive (an earlier attempt wrote): the table's escalation token alone,
 //    then every location it reads or writes taken as a final lock of its own
@@ -57,6 +65,12 @@ struct tx_escalation {
     if (attempt < after || t.escalation == nullptr) return false;
     return was_escalated || attempt >= 4 * after || (long_tx && (!wrote || 2u * lock_aborts >= attempt));
   }
+  /// A due attempt (escalation_due) must escalate, waiting for the token if
+  /// need be; otherwise it escalates only if the token is free.
+  STM_HD bool escalation_forced(const lock_table_ref& t, std::uint32_t attempt) const {
+    const std::uint32_t after = t.throttle.escalate_after != 0 ? t.throttle.escalate_after : Config::escalate_after;
+    return was_escalated || attempt >= 4 * after || t.throttle.escalate_when_free == 0;
+  }
 
   /// After a failed attempt, before the next one: remember whether it was
   /// long, whether it wrote, and whether it lost a lock of its own write set:
@@ -80,9 +94,11 @@ struct tx_escalation {
   /// Take the escalation token exclusively: once no other transaction holds
   /// it, exclusively or shared. While waiting, the token's intent bit keeps
   /// new shared holders out, so the shared ones drain. (Each holder's attempt
-  /// runs to its end without waiting for anyone unboundedly.)
+  /// runs to its end without waiting for anyone unboundedly.) wait = false:
+  /// one look, and false (the attempt runs plain, the intent bit untouched)
+  /// unless the token was free and is now ours.
   template <class Core>
-  STM_HD void begin_escalation(Core& tx) {
+  STM_HD bool begin_escalation(Core& tx, bool wait) {
     using T = lock_table_ref;
     const auto token = tx.table.escalation_word();
     for (exp_backoff b(64, 16384);; b.wait()) {
@@ -90,34 +106,39 @@ struct tx_escalation {
       if ((t & T::gate_holder_mask) == 0 && (t >> T::gate_reader_shift) == 0) {
         // acquire: pairs with the release by which the last holder (shared or
         // exclusive) gave it back, after its locks.
-        if (token.compare_exchange_weak(t, (t & ~T::gate_intent) | (std::uint64_t(tx.tid) + 1), memory_order_acquire,
-                                        memory_order_relaxed))
+        if (token.compare_exchange_strong(t, (t & ~T::gate_intent) | (std::uint64_t(tx.tid) + 1),
+                                          memory_order_acquire, memory_order_relaxed))
           break;
-      } else if ((t & T::gate_intent) == 0) {
+      } else if (wait && (t & T::gate_intent) == 0) {
         token.fetch_or(T::gate_intent, memory_order_relaxed);
       }
+      if (!wait) return false;
     }
     escalated = escalated_exclusive;
     was_escalated = 1;
     ++tx.counters.escalations;
+    return true;
   }
 
   /// Take the escalation token shared (a transaction none of whose attempts
-  /// wrote): while no transaction holds it exclusively or waits to.
+  /// wrote): while no transaction holds it exclusively or waits to. wait:
+  /// as begin_escalation's.
   template <class Core>
-  STM_HD void begin_shared_escalation(Core& tx) {
+  STM_HD bool begin_shared_escalation(Core& tx, bool wait) {
     using T = lock_table_ref;
     const auto token = tx.table.escalation_word();
     for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t t = token.load(memory_order_relaxed);
       // acquire: as above (an exclusive holder's final locks are given back).
       if ((t & (T::gate_holder_mask | T::gate_intent)) == 0 &&
-          token.compare_exchange_weak(t, t + T::gate_reader, memory_order_acquire, memory_order_relaxed))
+          token.compare_exchange_strong(t, t + T::gate_reader, memory_order_acquire, memory_order_relaxed))
         break;
+      if (!wait) return false;
     }
     escalated = escalated_shared;
     was_escalated = 1;
     ++tx.counters.escalations;
+    return true;
   }
 
   /// The end of an escalated attempt: give back the locks it only read (at

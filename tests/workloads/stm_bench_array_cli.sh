@@ -27,6 +27,8 @@ bad --ops 0
 bad --keys 10
 STM_FOOTPRINT_KIB=4097 bad --reads 16   # the footprint gate's budget (stm::throttle_config), 0 to 4096 KiB
 STM_FOOTPRINT_KIB=x bad --reads 16
+STM_FOOTPRINT_MIN_WARPS=65 bad --reads 16   # warps the footprint gate always lets in, 0 to 64
+STM_ESCALATE_WHEN_FREE=2 bad --reads 16    # 0 or 1
 
 for cm in prstm gpustm backoff delay; do
   good --words 4096 --reads 16 --threads 32 --ops 20000 --cm $cm --validation all --impl all
@@ -40,4 +42,6 @@ STM_ADMISSION=1 good --words 64 --reads 4 --threads 64 --ops 20000 --validation 
 # Sets in local memory (16 reads) behind a footprint gate of 1 KiB (nearly every pass waits) and with it off.
 STM_FOOTPRINT_KIB=1 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 STM_FOOTPRINT_KIB=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
+STM_FOOTPRINT_MIN_WARPS=4 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
+STM_ESCALATE_WHEN_FREE=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 exit $fail

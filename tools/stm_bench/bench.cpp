@@ -444,6 +444,9 @@ result base_result(const options& o, const std::string& impl_or_cm, std::uint32_
   if (t.admission_heat != d.admission_heat) r.integer("admission_heat", t.admission_heat);
   if (t.admission_pause_log2 != d.admission_pause_log2) r.integer("admission_pause_log2", t.admission_pause_log2);
   if (t.escalate_after != d.escalate_after) r.integer("escalate_after", t.escalate_after);
+  if (t.escalate_when_free != d.escalate_when_free) r.integer("escalate_when_free", t.escalate_when_free);
+  if (t.footprint_kib != d.footprint_kib) r.integer("footprint_kib", t.footprint_kib);
+  if (t.footprint_min_warps != d.footprint_min_warps) r.integer("footprint_min_warps", t.footprint_min_warps);
   return r;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Experiment (prepared, not measured on a GPU yet): read entries of 24 bytes
+# Experiment (measured, not adopted: results/experiments/read_entry_24_f4b5c76.jsonl): read entries of 24 bytes
 # instead of 32. read_entry.patch beside this script drops the entry's lock
 # index (stm/tx_sets.hpp) and recomputes it from the address where it is used
 # (lock_table_ref::index_of: a subtraction and a shift inside the covered
