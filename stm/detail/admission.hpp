@@ -259,22 +259,26 @@ struct footprint_gate {
       group = platform::sm_id() % t.admission_groups;
       const auto inside = t.admission_footprint(group);
       const std::uint32_t budget = std::uint32_t(t.throttle.footprint_kib) << 10;
-      const std::uint32_t floor = t.throttle.footprint_min_warps > 1 ? t.throttle.footprint_min_warps : 1u;
-      // Enters: into an empty gate; beside fewer than `floor` warps if its
-      // own bytes are within the budget; or while its bytes fit.
+      const std::uint32_t min_warps = t.throttle.footprint_min_warps > 1 ? t.throttle.footprint_min_warps : 1u;
+      // Never so that a field overflows into the next (on the CPU backend a
+      // warp is one thread, and hundreds of small ones may fit the budget).
       const std::uint32_t own = add - T::footprint_warp;
+      const auto room = [&](std::uint32_t w) {
+        return (w >> T::footprint_warp_shift) < 255u && (w & T::footprint_bytes_mask) + own <= T::footprint_bytes_mask;
+      };
+      // Enters: into an empty gate; beside fewer than min_warps warps if its
+      // own bytes are within the budget; or while its bytes fit.
       const auto fits = [&](std::uint32_t w) {
         const std::uint32_t warps = w >> T::footprint_warp_shift;
-        return warps == 0 || (warps < floor && own <= budget) || (w & T::footprint_bytes_mask) + own <= budget;
+        return room(w) &&
+               (warps == 0 || (warps < min_warps && own <= budget) || (w & T::footprint_bytes_mask) + own <= budget);
       };
       if (refused < patience) {
         ok = fits(inside.load(memory_order_relaxed));
-        if (ok) {
-          ok = fits(inside.fetch_add(add, memory_order_relaxed));
-          if (!ok) inside.fetch_sub(add, memory_order_relaxed);
-        }
-      } else {
-        inside.fetch_add(add, memory_order_relaxed);
+        if (ok && !(ok = fits(inside.fetch_add(add, memory_order_relaxed)))) inside.fetch_sub(add, memory_order_relaxed);
+      } else if (!room(inside.fetch_add(add, memory_order_relaxed))) {
+        inside.fetch_sub(add, memory_order_relaxed);
+        ok = 2;  // past its patience the warp runs anyway; uncounted where a field has no room
       }
     }
     ok = platform::shfl(live, ok, leader);
@@ -282,7 +286,7 @@ struct footprint_gate {
       ++refused;
       return false;
     }
-    held = add;
+    held = ok == 1 ? add : 0u;
     holder = leader;
     refused = 0;
 #else

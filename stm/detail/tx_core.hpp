@@ -320,8 +320,8 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     admission.enter(table, tid, attempt);  // before the escalation token: stm/detail/admission.hpp
     if constexpr (Config::escalates) {
       if (this->escalation_due(table, attempt)) {
-        if (wrote) this->begin_escalation(*this, this->escalation_forced(table, attempt));
-        else this->begin_shared_escalation(*this, this->escalation_forced(table, attempt));
+        const bool forced = this->escalation_forced(table, attempt);  // else only if the token is free
+        (void)(wrote ? this->begin_escalation(*this, forced) : this->begin_shared_escalation(*this, forced));
       }
     }
     if constexpr (Config::opaque)

@@ -96,14 +96,15 @@ struct tx_escalation {
   /// new shared holders out, so the shared ones drain. (Each holder's attempt
   /// runs to its end without waiting for anyone unboundedly.) wait = false:
   /// one look, and false (the attempt runs plain, the intent bit untouched)
-  /// unless the token was free and is now ours.
+  /// unless the token was free, with no waiter's intent (a waiter is forced:
+  /// it goes first), and is now ours.
   template <class Core>
   STM_HD bool begin_escalation(Core& tx, bool wait) {
     using T = lock_table_ref;
     const auto token = tx.table.escalation_word();
     for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t t = token.load(memory_order_relaxed);
-      if ((t & T::gate_holder_mask) == 0 && (t >> T::gate_reader_shift) == 0) {
+      if ((t & T::gate_holder_mask) == 0 && (t >> T::gate_reader_shift) == 0 && (wait || (t & T::gate_intent) == 0)) {
         // acquire: pairs with the release by which the last holder (shared or
         // exclusive) gave it back, after its locks.
         if (token.compare_exchange_strong(t, (t & ~T::gate_intent) | (std::uint64_t(tx.tid) + 1),
@@ -121,8 +122,9 @@ struct tx_escalation {
   }
 
   /// Take the escalation token shared (a transaction none of whose attempts
-  /// wrote): while no transaction holds it exclusively or waits to. wait:
-  /// as begin_escalation's.
+  /// wrote): while no transaction holds it exclusively or waits to. wait =
+  /// false: false as soon as the token is not open to readers (a CAS lost to
+  /// another reader's hold is tried again at once).
   template <class Core>
   STM_HD bool begin_shared_escalation(Core& tx, bool wait) {
     using T = lock_table_ref;
@@ -130,9 +132,12 @@ struct tx_escalation {
     for (exp_backoff b(64, 16384);; b.wait()) {
       std::uint64_t t = token.load(memory_order_relaxed);
       // acquire: as above (an exclusive holder's final locks are given back).
-      if ((t & (T::gate_holder_mask | T::gate_intent)) == 0 &&
-          token.compare_exchange_strong(t, t + T::gate_reader, memory_order_acquire, memory_order_relaxed))
-        break;
+      bool taken = false;
+      while ((t & (T::gate_holder_mask | T::gate_intent)) == 0 &&
+             !(taken = token.compare_exchange_strong(t, t + T::gate_reader, memory_order_acquire,
+                                                     memory_order_relaxed))) {
+      }
+      if (taken) break;
       if (!wait) return false;
     }
     escalated = escalated_shared;

@@ -314,7 +314,7 @@ plan resolve(const invocation& inv) {
     throw stm::usage_error("unknown backend '" + inv.backend + "' (known: gpu, cpu, auto)");
   if (inv.format != "table" && inv.format != "json" && inv.format != "csv")
     throw stm::usage_error("unknown format '" + inv.format + "' (known: table, json, csv)");
-  (void)stm::lock_table::throttle_from_environment();  // a bad STM_ADMISSION_*, STM_ESCALATE_AFTER or STM_FOOTPRINT_KIB: refused here
+  (void)stm::lock_table::throttle_from_environment();  // a bad STM_ADMISSION_*, STM_ESCALATE_*, STM_FOOTPRINT_*: refused here
   for (const auto* d : {&repeat_decl(), &warmup_decl()})
     if (auto e = bench::check_value(*d, d == &repeat_decl() ? inv.repeat : inv.warmup); !e.empty()) throw stm::usage_error(e);
   p.repeat = std::stoull(inv.repeat);
