@@ -253,7 +253,8 @@ struct footprint_gate {
     // The warp's share of the gate's word: its bytes and one warp (the
     // fields: lock_table_ref::admission_footprint).
     using T = lock_table_ref;
-    const std::uint32_t add = (want < T::footprint_bytes_mask ? want : T::footprint_bytes_mask) + T::footprint_warp;
+    const std::uint32_t own = want < T::footprint_bytes_mask ? want : T::footprint_bytes_mask;
+    const std::uint32_t add = own + T::footprint_warp;
     std::uint32_t ok = 1;
     if (platform::lane_id() == leader) {
       group = platform::sm_id() % t.admission_groups;
@@ -262,7 +263,6 @@ struct footprint_gate {
       const std::uint32_t min_warps = t.throttle.footprint_min_warps > 1 ? t.throttle.footprint_min_warps : 1u;
       // Never so that a field overflows into the next (on the CPU backend a
       // warp is one thread, and hundreds of small ones may fit the budget).
-      const std::uint32_t own = add - T::footprint_warp;
       const auto room = [&](std::uint32_t w) {
         return (w >> T::footprint_warp_shift) < 255u && (w & T::footprint_bytes_mask) + own <= T::footprint_bytes_mask;
       };

@@ -319,8 +319,8 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
   STM_HD void start_attempt_sync() {
     admission.enter(table, tid, attempt);  // before the escalation token: stm/detail/admission.hpp
     if constexpr (Config::escalates) {
-      if (this->escalation_due(table, attempt)) {
-        const bool forced = this->escalation_forced(table, attempt);  // else only if the token is free
+      if (const auto d = this->escalation_due(table, attempt); d != esc::due::no) {
+        const bool forced = d == esc::due::forced;  // else only if the token is free
         (void)(wrote ? this->begin_escalation(*this, forced) : this->begin_shared_escalation(*this, forced));
       }
     }

@@ -57,19 +57,21 @@ struct tx_escalation {
   std::uint8_t lock_aborts = 0;  // aborts of this transaction that lost a lock of its write set, at most 255
   std::uint8_t was_escalated = 0;  // an attempt of this transaction ran escalated: so do the later ones
 
-  /// The next attempt (0-based `attempt`) runs escalated (the rule above).
-  /// The table's throttle may move EscalateAfter (throttle_config::escalate_after;
-  /// 0 leaves it).
-  STM_HD bool escalation_due(const lock_table_ref& t, std::uint32_t attempt) const {
+  /// Whether the next attempt escalates.
+  enum class due : std::uint8_t {
+    no,       // it runs plain
+    if_free,  // it escalates if the token is free, else runs plain (before the forced attempt)
+    forced    // it escalates, waiting for the token if need be
+  };
+  /// The next attempt (0-based `attempt`): the rule above. The table's
+  /// throttle may move EscalateAfter (throttle_config::escalate_after; 0
+  /// leaves it) and make a due attempt always wait (escalate_when_free = 0).
+  STM_HD due escalation_due(const lock_table_ref& t, std::uint32_t attempt) const {
     const std::uint32_t after = t.throttle.escalate_after != 0 ? t.throttle.escalate_after : Config::escalate_after;
-    if (attempt < after || t.escalation == nullptr) return false;
-    return was_escalated || attempt >= 4 * after || (long_tx && (!wrote || 2u * lock_aborts >= attempt));
-  }
-  /// A due attempt (escalation_due) must escalate, waiting for the token if
-  /// need be; otherwise it escalates only if the token is free.
-  STM_HD bool escalation_forced(const lock_table_ref& t, std::uint32_t attempt) const {
-    const std::uint32_t after = t.throttle.escalate_after != 0 ? t.throttle.escalate_after : Config::escalate_after;
-    return was_escalated || attempt >= 4 * after || t.throttle.escalate_when_free == 0;
+    if (attempt < after || t.escalation == nullptr) return due::no;
+    if (was_escalated || attempt >= 4 * after) return due::forced;
+    if (!long_tx || (wrote && 2u * lock_aborts < attempt)) return due::no;
+    return t.throttle.escalate_when_free != 0 ? due::if_free : due::forced;
   }
 
   /// After a failed attempt, before the next one: remember whether it was
