@@ -82,6 +82,11 @@ struct throttle_config {
   /// beside fewer than this many warps, whatever the bytes inside (0 and 1:
   /// only into an empty gate; docs/design-decisions.md#footprint-floor).
   std::uint8_t footprint_min_warps = 2;
+  /// A hot lane's sets weigh more in the footprint gate: while its heat is
+  /// above admission_heat, 1 + this x (heat - admission_heat) / 1024 times
+  /// their bytes (stm/detail/admission.hpp, footprint_charge); 0: bytes alone
+  /// (docs/design-decisions.md#footprint-heat).
+  std::uint8_t footprint_heat_weight = 16;
 };
 static_assert(sizeof(throttle_config) == 12 && std::is_trivially_copyable_v<throttle_config>);
 
@@ -193,7 +198,7 @@ class lock_table {
   /// STM_ADMISSION_PATIENCE (0 to 65535), STM_ADMISSION_HEAT (0 to 1024),
   /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024),
   /// STM_ESCALATE_WHEN_FREE (0 or 1), STM_FOOTPRINT_KIB (0 to 4096),
-  /// STM_FOOTPRINT_MIN_WARPS (0 to 64).
+  /// STM_FOOTPRINT_MIN_WARPS (0 to 64), STM_FOOTPRINT_HEAT_WEIGHT (0 to 64).
   /// usage_error for a value out of range (stm_bench checks them with its
   /// input, before any work). Every table reads them when it is built.
   static throttle_config throttle_from_environment() {
@@ -214,6 +219,7 @@ class lock_table {
     k.escalate_when_free = static_cast<std::uint8_t>(read("STM_ESCALATE_WHEN_FREE", 1, k.escalate_when_free));
     k.footprint_kib = static_cast<std::uint16_t>(read("STM_FOOTPRINT_KIB", 4096, k.footprint_kib));
     k.footprint_min_warps = static_cast<std::uint8_t>(read("STM_FOOTPRINT_MIN_WARPS", 64, k.footprint_min_warps));
+    k.footprint_heat_weight = static_cast<std::uint8_t>(read("STM_FOOTPRINT_HEAT_WEIGHT", 64, k.footprint_heat_weight));
     return k;
   }
   throttle_config throttle() const { return ref_.throttle; }

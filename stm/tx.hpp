@@ -224,13 +224,15 @@ class transaction {
     return false;
   }
 
-  /// Bytes of local memory the sets of the last attempt took, 0 when the
-  /// sets live in registers (both capacities at most 8): what the loop forms' warp
-  /// enters the footprint gate with (stm/detail/admission.hpp, footprint_gate).
-  STM_HD std::uint32_t set_bytes() const {
-    return detail::sets_bytes<Config>(core_.n_reads, core_.n_writes, core_.n_locks);
+  /// What this lane enters the loop forms' footprint gate with
+  /// (stm/detail/admission.hpp, footprint_gate): the bytes of local memory
+  /// the sets of its last attempt took (0 when they live in registers: both
+  /// capacities at most 8), weighted by its heat (footprint_charge).
+  STM_HD std::uint32_t footprint_bytes() const {
+    return detail::footprint_charge(core_.table, detail::sets_bytes<Config>(core_.n_reads, core_.n_writes, core_.n_locks),
+                                    core_.admission.heat);
   }
-  /// set_bytes() of full sets: the estimate before any attempt ran.
+  /// The bytes of full sets: the estimate before any attempt ran.
   static constexpr std::uint32_t set_capacity_bytes =
       detail::sets_bytes<Config>(Config::max_reads, Config::max_writes, Config::max_writes);
 

@@ -76,6 +76,12 @@
 // Waiting is safe there: a warp inside ends its pass whatever the refused
 // warps do (no attempt waits for an attempt that has not opened); a warp
 // refused `patience` passes in a row (some milliseconds) runs anyway.
+// A hot lane (heat above admission_heat) weighs more than its bytes, up to
+// 1 + footprint_heat_weight (16) x (heat - admission_heat) / 1024 times them
+// (footprint_charge): where most attempts abort (an array of 32k words read
+// 16 at a time) fewer long attempts run at once, while a warp of cool lanes
+// (2M words, 15-25% aborts) keeps the whole budget
+// (docs/design-decisions.md#footprint-heat).
 // Sets in registers never enter. Not under the transaction table: its
 // workloads (vacation) chase pointers, want every warp resident, and lost
 // throughput behind the same gate. STM_FOOTPRINT_KIB=0 (or footprint_kib = 0)
@@ -223,6 +229,17 @@ struct admission_state {
 #endif
   }
 };
+
+/// What a lane's sets of `bytes` weigh in the footprint gate at `heat`: their
+/// bytes, and while the lane is hot (heat above the throttle's admission_heat)
+/// 1 + footprint_heat_weight x (heat - admission_heat) / 1024 times that (by
+/// default up to 9 times, at a heat of 1024), at most a field of the gate's word.
+STM_HD inline std::uint32_t footprint_charge(const lock_table_ref& t, std::uint32_t bytes, std::uint32_t heat) {
+  const std::uint32_t w = t.throttle.footprint_heat_weight, from = t.throttle.admission_heat;
+  if (w == 0 || heat <= from) return bytes;
+  const std::uint64_t c = bytes + std::uint64_t{bytes} * w * (heat - from) / admission_state::one;
+  return c < lock_table_ref::footprint_bytes_mask ? static_cast<std::uint32_t>(c) : lock_table_ref::footprint_bytes_mask;
+}
 
 /// The footprint gate of a loop form's warp (the rule: the head of this
 /// file). `held` and `refused` are the same in every lane of the warp;

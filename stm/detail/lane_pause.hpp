@@ -71,12 +71,12 @@ STM_HD inline bool admitted(Tx& tx, std::uint32_t& pause_ns) {
   }
 }
 
-/// The bytes a descriptor's sets took in its last attempt (stm::transaction:
-/// set_bytes; 0 for a descriptor without admission control).
+/// What a descriptor enters the footprint gate with after its last attempt
+/// (stm::transaction::footprint_bytes; 0 for one without admission control).
 template <class Tx>
-STM_HD inline std::uint32_t set_bytes(const Tx& tx) {
+STM_HD inline std::uint32_t footprint_bytes(const Tx& tx) {
   if constexpr (drives_admission<Tx>::value) {
-    return tx.set_bytes();
+    return tx.footprint_bytes();
   } else {
     return 0;
   }

@@ -172,7 +172,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     std::uint64_t bits;
     [[maybe_unused]] std::uint64_t seq = 0;  // Record: the lock's commit sequence seen (stm/history.hpp)
     [[maybe_unused]] bool exact = true;
-    [[maybe_unused]] std::uint64_t c = 0;  // Opaque with a clock: the clock after (R)
+    [[maybe_unused]] std::uint64_t c = 0, st = 0;  // Opaque with a clock: the clock and li's stamp after (R)
     if constexpr (Config::opaque) {
       const bool clocked = table.has_clock();
       for (std::uint32_t polls = 0;; ++polls) {
@@ -184,6 +184,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
           // The clock's load is the second look (reads_consistent(); the
           // table's "c == snap"): no w2.
           c = table.clock_word().load(memory_order_relaxed);  // (1) needs only (R) before it
+          st = table.stamp(li).load(memory_order_relaxed);    // beside c: one round trip, not two
           if (!final_locked(w1)) break;
         } else {
           const std::uint32_t w2 = lw.load(memory_order_relaxed);
@@ -231,7 +232,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     if constexpr (Config::record) this->note_read(n_reads - 1, seq, exact);
     cm.on_read(*this, n_reads - 1);
     if constexpr (Config::opaque) {
-      if (!reads_consistent(cm, c, li, w1)) {
+      if (!reads_consistent(cm, c, st, li, w1)) {
         fail(abort_cause::validation);
         return T{};
       }
@@ -240,19 +241,17 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
     return from_bits<T>(bits);
   }
 
-  /// Opacity after a new read (the last entry): every read holds at one
-  /// moment, and no read's location is claimed by a committer (pre-lock or
-  /// final lock). With a commit clock, the earlier reads are checked only when
-  /// the clock moved since the last validation (the argument is in
-  /// docs/stm-core.md#commit-clock), the new one always (by its w1 while the clock
-  /// stands still); without one, every read is checked again behind the
-  /// fence (O).
+  /// Opacity after a new read (the last entry): every read holds at one moment, and no
+  /// read's location is claimed by a committer (pre-lock or final lock). With a commit
+  /// clock, the earlier reads are checked only when the clock moved since the last validation
+  /// (docs/stm-core.md#commit-clock) and the new read's stamp `st` is above snap, the new one
+  /// always (by its w1 while the clock stands still); without one, every read again behind (O).
   /// (O), a seq_cst fence, without a clock, once there are two reads: why
   /// a pre-lock fails the re-check and why the fence is seq_cst, in
   /// docs/stm-core.md#opaque-recheck-fence. A single read needs neither fence
   /// nor check, unless it moves snap: one location is one snapshot.
   template <class CM>
-  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint32_t li, std::uint32_t w1) {
+  STM_HD bool reads_consistent(CM& cm, std::uint64_t c, std::uint64_t st, std::uint32_t li, std::uint32_t w1) {
     if (table.has_clock()) {
       // c: loaded after (R) of the new read, so after its data load. c ==
       // snap: the new read's own first look at its lock word, w1, loaded
@@ -263,7 +262,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
       // counted writer (its stamp, loaded after (R), is not above snap) and
       // w1 shows no claim: the value is the one at snap, which every earlier
       // read holds too; snap stays (docs/stm-core.md#lock-stamps).
-      if (lock_word::is_settled(w1) && table.stamp(li).load(memory_order_relaxed) <= snap) return true;
+      if (lock_word::is_settled(w1) && st <= snap) return true;
       // A new snap must hold for every read, a single one included: a writer
       // counted now may have locked it after its loads. The acquire that
       // c's relaxed load lacked: the re-checks must see every counted

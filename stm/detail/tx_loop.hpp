@@ -166,7 +166,7 @@ class tx_loop {
       advance();
     } else if (ran_) {
       ran_ = false;
-      bytes_ = set_bytes(tx_);
+      bytes_ = footprint_bytes(tx_);
       if (tx_.retryable()) {
         pause_.start(tx_.pause_ns());
       } else if (Report) {
@@ -258,7 +258,7 @@ class tx_loop {
   std::uint32_t live_;
   lane_pause pause_;
   footprint_gate footprint_;                       // the warp's, the same in every lane
-  std::uint32_t bytes_ = set_capacity_bytes<Tx>();  // the sets' bytes in the last attempt
+  std::uint32_t bytes_ = set_capacity_bytes<Tx>();  // what the lane enters the footprint gate with
   form_guard<Tx> guard_;  // nested-form (STM_CHECKS)
   bool ran_ = false;        // next() handed out an attempt: its outcome is in tx_
   bool reporting_ = false;  // this pass is the then-clause of transaction i_

@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Experiment (prepared, not measured on a GPU yet): the footprint gate charging hot lanes more.
-# footprint_heat.patch beside this script adds throttle_config::footprint_heat_weight
-# (STM_FOOTPRINT_HEAT_WEIGHT, 0 to 16, 0 by default: no change): a lane's set bytes count
-# 1 + w x (heat - 1/4) times in the footprint gate while its heat (admission's average of whether
-# its attempts aborted, stm/detail/admission.hpp) is above a quarter. Why: the array over 32k words
-# (R = 16, ~60-80% of attempts abort) ran best at a third of the 96-KiB budget, which costs the graph
-# and 2M words R = 16 (12-20% aborts) a third (docs/design-decisions.md#footprint-floor): charging
-# by contention would give each its budget. Build stm_bench with the patch applied
-# (git apply tools/experiments/footprint_heat/footprint_heat.patch), then, one binary, the weights
-# in turn per configuration, medians of 3 after a warm-up. With the patch (at c18fcd9) the CPU
-# admission tests pass, also with STM_FOOTPRINT_HEAT_WEIGHT=4, and admission_tests_gpu compiles for sm_90:
-# tools/experiments/footprint_heat/run.sh STM_BENCH OUTDIR   (rows: OUTDIR/w<W>.jsonl)
+# Experiment: the footprint gate charging hot lanes more (adopted:
+# throttle_config::footprint_heat_weight, STM_FOOTPRINT_HEAT_WEIGHT, 16 by default; a lane's set bytes
+# count 1 + w x (heat - admission_heat) / 1024 times while its heat, admission's average of whether
+# its attempts aborted, is above admission_heat, STM_ADMISSION_HEAT; stm/detail/admission.hpp,
+# footprint_charge). Measured first (results/experiments/footprint_heat_a4f8ac4.jsonl) with a patch
+# that charged from a heat of 256, weights 0, 2, 4, 8, then from 256, 384 and 512: 32k words R = 16
+# gained a quarter to a third at full occupancy; from 256 lanes at 15-25% aborts were charged too
+# (2M words R = 64 lost a quarter at 6,144 threads), from 512 nothing over 2M words paid
+# (docs/design-decisions.md#footprint-heat). Now on any build: the weights in turn per configuration
+# in one binary, medians of 3 after a warm-up:
+# tools/experiments/footprint_heat/run.sh STM_BENCH OUTDIR   (rows: OUTDIR/w<W>.jsonl; WEIGHTS="0 16 32")
 set -uo pipefail
 S=${1:?usage: run.sh STM_BENCH OUTDIR}
 O=${2:?usage: run.sh STM_BENCH OUTDIR}
-read -ra weights <<< "${WEIGHTS:-0 2 4 8}"
+read -ra weights <<< "${WEIGHTS:-0 16 32}"
 mkdir -p "$O"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 run() {
