@@ -103,7 +103,7 @@ struct lock_table_ref {
   // Admission gates (stm/detail/admission.hpp), one per SM: word 0 of a
   // group's 128-byte line counts the attempts inside, word 1 is its limit,
   // word 2 the footprint gate's: bits 0-23 the bytes of sets in local memory
-  // inside, bits 24-31 the warps inside.
+  // inside, weighted by heat (footprint_charge), bits 24-31 the warps inside.
   // nullptr: no admission control.
   std::uint32_t* admission = nullptr;
   std::uint32_t admission_groups = 1;
@@ -236,7 +236,7 @@ class lock_table {
   /// Attempts inside a gate now, summed over the gates (0 between launches:
   /// every slot taken was given back).
   std::uint64_t admission_in_flight() const { return summed_over_groups(0); }
-  /// Bytes inside the footprint gates now, summed (0 between launches).
+  /// Weighted bytes inside the footprint gates now, summed (0 between launches).
   std::uint64_t footprint_in_flight() const { return summed_over_groups(2, 0, lock_table_ref::footprint_bytes_mask); }
   /// Warps inside the footprint gates now, summed (0 between launches).
   std::uint64_t footprint_warps_in_flight() const { return summed_over_groups(2, lock_table_ref::footprint_warp_shift); }

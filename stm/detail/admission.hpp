@@ -64,7 +64,7 @@
 // then go to L2, and throughput falls as threads are added although nothing
 // conflicts more. So the lanes of a warp
 // that attempt in a pass enter their SM's footprint gate together, with the
-// bytes their sets took in their last attempts (the set capacity before the
+// (weighted, below) bytes their sets took in their last attempts (the set capacity before the
 // first), while at most the throttle's footprint_kib KiB are inside (a warp
 // alone on its SM always enters, and one whose bytes are within the budget
 // enters beside fewer than footprint_min_warps others: two warps of 64-read
@@ -253,7 +253,7 @@ struct footprint_gate {
   std::uint32_t group = 0;
   std::uint32_t refused = 0;  // passes refused in a row
 
-  /// The lanes of `live` that attempt this pass (go) enter with their sets'
+  /// The lanes of `live` that attempt this pass (go) enter with their sets' weighted
   /// bytes; every lane of live calls it. True: the pass runs; false: every
   /// lane with go pauses pause_ns() and asks again at its next turn. Lanes
   /// whose table has no gate (admission off, or footprint_kib 0) take part

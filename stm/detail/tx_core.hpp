@@ -23,7 +23,7 @@
 //
 // Commit clock (a table with one; opaque reads; docs/stm-core.md#commit-clock):
 // an attempt takes snap = clock (acquire) at its start; each read loads the
-// clock after (R) in place of w2: unchanged, only the new read's own w1 is
+// clock and its lock's stamp after (R) in place of w2: unchanged, only the new read's own w1 is
 // checked; moved, the new read passes alone when its lock's stamp (the clock
 // value of its last writer) is not above snap, else every read is re-checked
 // behind an acquire fence and snap moves (docs/stm-core.md#lock-stamps). An
@@ -244,7 +244,7 @@ struct tx_core : tx_recorder<Config>, tx_escalation<Config>, tx_writeback<tx_cor
   /// Opacity after a new read (the last entry): every read holds at one moment, and no
   /// read's location is claimed by a committer (pre-lock or final lock). With a commit
   /// clock, the earlier reads are checked only when the clock moved since the last validation
-  /// (docs/stm-core.md#commit-clock) and the new read's stamp `st` is above snap, the new one
+  /// (docs/stm-core.md#commit-clock) and the new read's stamp `st` is above snap or w1 unsettled, the new one
   /// always (by its w1 while the clock stands still); without one, every read again behind (O).
   /// (O), a seq_cst fence, without a clock, once there are two reads: why
   /// a pre-lock fails the re-check and why the fence is seq_cst, in

@@ -6,7 +6,7 @@
 # check costs where nothing enters), prstm and backoff, at 24,576 threads and
 # full occupancy (measured, not adopted: the gate is not applied under the
 # table; docs/design-decisions.md#footprint-gate). With table.patch beside
-# this script applied (git apply tools/experiments/footprint_gate/table.patch)
+# this script applied (against 5394201: git apply tools/experiments/footprint_gate/table.patch)
 # and stm_bench built, one binary, medians of 3 after a warm-up:
 #   off  STM_FOOTPRINT_KIB=0;  K  STM_FOOTPRINT_KIB=K for each K of KIBS (default "136")
 # tools/experiments/footprint_gate/table.sh STM_BENCH OUTDIR
