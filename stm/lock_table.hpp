@@ -87,8 +87,15 @@ struct throttle_config {
   /// their bytes (stm/detail/admission.hpp, footprint_charge); 0: bytes alone
   /// (docs/design-decisions.md#footprint-heat).
   std::uint8_t footprint_heat_weight = 16;
+  /// In a launch of at least this many warps per SM, a warp whose lanes'
+  /// sets cannot fit the footprint budget (its largest lane's unweighted
+  /// bytes times the warp's lanes exceed footprint_kib) does not enter the
+  /// footprint gate, which would let one such warp per SM run at a time; 0:
+  /// such warps enter (alone) in every launch
+  /// (stm/detail/admission.hpp, footprint_opens; docs/design-decisions.md#footprint-open).
+  std::uint8_t footprint_open_warps = 16;
 };
-static_assert(sizeof(throttle_config) == 12 && std::is_trivially_copyable_v<throttle_config>);
+static_assert(sizeof(throttle_config) == 14 && std::is_trivially_copyable_v<throttle_config>);
 
 /// Trivially copyable view of a lock table, passed by value into kernels.
 struct lock_table_ref {
@@ -220,6 +227,7 @@ class lock_table {
     k.footprint_kib = static_cast<std::uint16_t>(read("STM_FOOTPRINT_KIB", 4096, k.footprint_kib));
     k.footprint_min_warps = static_cast<std::uint8_t>(read("STM_FOOTPRINT_MIN_WARPS", 64, k.footprint_min_warps));
     k.footprint_heat_weight = static_cast<std::uint8_t>(read("STM_FOOTPRINT_HEAT_WEIGHT", 64, k.footprint_heat_weight));
+    k.footprint_open_warps = static_cast<std::uint8_t>(read("STM_FOOTPRINT_OPEN_WARPS", 64, k.footprint_open_warps));
     return k;
   }
   throttle_config throttle() const { return ref_.throttle; }

@@ -258,6 +258,22 @@ STM_HD inline std::uint32_t sm_id() {
 #endif
 }
 
+/// Warps of the running launch per SM: its threads (grid x block) in warps,
+/// over the GPU's SMs (%nsmid), rounded down; 1 on the CPU. What the launch
+/// asks for, not what is resident (a launch larger than the GPU holds runs
+/// in waves and counts them all).
+STM_HD inline std::uint32_t launch_warps_per_sm() {
+#if STM_ON_DEVICE
+  std::uint32_t sms;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  const std::uint64_t threads =
+      std::uint64_t(gridDim.x) * gridDim.y * gridDim.z * (std::uint64_t(blockDim.x) * blockDim.y * blockDim.z);
+  return static_cast<std::uint32_t>(threads / 32u / (sms != 0 ? sms : 1u));
+#else
+  return 1u;
+#endif
+}
+
 /// Mask of the lanes that execute this call together (1 on the CPU).
 STM_HD inline std::uint32_t active_mask() {
 #if STM_ON_DEVICE
@@ -296,6 +312,23 @@ STM_HD inline std::uint32_t reduce_min(std::uint32_t mask, std::uint32_t v) {
   for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) {
     const std::uint32_t o = __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
     m = o < m ? o : m;
+  }
+  return m;
+#else
+  (void)mask;
+  return v;
+#endif
+}
+
+/// Maximum of v over the lanes of mask (every lane of mask must call it).
+STM_HD inline std::uint32_t reduce_max(std::uint32_t mask, std::uint32_t v) {
+#if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(mask, v);
+#elif STM_ON_DEVICE
+  std::uint32_t m = v;  // before sm_80: every lane of mask reads every other's value
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+    const std::uint32_t o = __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
+    m = o > m ? o : m;
   }
   return m;
 #else

@@ -229,8 +229,12 @@ class transaction {
   /// the sets of its last attempt took (0 when they live in registers: both
   /// capacities at most 8), weighted by its heat (footprint_charge).
   STM_HD std::uint32_t footprint_bytes() const {
-    return detail::footprint_charge(core_.table, detail::sets_bytes<Config>(core_.n_reads, core_.n_writes, core_.n_locks),
-                                    core_.admission.heat);
+    return detail::footprint_charge(core_.table, set_bytes(), core_.admission.heat);
+  }
+  /// The same bytes unweighted (the footprint gate's measure of whether a
+  /// warp's sets can fit its budget at all: footprint_opens).
+  STM_HD std::uint32_t set_bytes() const {
+    return detail::sets_bytes<Config>(core_.n_reads, core_.n_writes, core_.n_locks);
   }
   /// The bytes of full sets: the estimate before any attempt ran.
   static constexpr std::uint32_t set_capacity_bytes =

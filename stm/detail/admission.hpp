@@ -241,6 +241,25 @@ STM_HD inline std::uint32_t footprint_charge(const lock_table_ref& t, std::uint3
   return c < lock_table_ref::footprint_bytes_mask ? static_cast<std::uint32_t>(c) : lock_table_ref::footprint_bytes_mask;
 }
 
+/// Whether a warp whose lanes' largest demand (the unweighted bytes of a
+/// lane's sets: its last finished transaction's, or a larger attempt of the
+/// current one; the capacity before the first) is `demand`, in a launch of
+/// `warps_per_sm` warps per SM, skips the footprint gate: when `lanes` such
+/// sets exceed the budget, so that the gate would run one such warp per SM
+/// at a time, and the launch has at least footprint_open_warps warps per SM
+/// (0: never). With few warps resident one such warp at a time is faster; in
+/// a crowded SM the others wait idle, and running them all hides more latency
+/// than one at a time saves L1 (docs/design-decisions.md#footprint-open).
+/// Decided from the warp's largest lane, not from the lanes attempting in a
+/// pass: a warp down to a few retrying lanes that entered the gate again
+/// while its sibling warps ran outside it measured slower than both rules.
+STM_HD inline bool footprint_opens(const lock_table_ref& t, std::uint32_t demand, std::uint32_t lanes,
+                                   std::uint32_t warps_per_sm) {
+  const std::uint32_t from = t.throttle.footprint_open_warps;
+  return from != 0 && warps_per_sm >= from &&
+         std::uint64_t{demand} * lanes > (std::uint64_t{t.throttle.footprint_kib} << 10);
+}
+
 /// The footprint gate of a loop form's warp (the rule: the head of this
 /// file). `held` and `refused` are the same in every lane of the warp;
 /// `holder` and `group` matter in the holder only.
@@ -254,12 +273,13 @@ struct footprint_gate {
   std::uint32_t refused = 0;  // passes refused in a row
 
   /// The lanes of `live` that attempt this pass (go) enter with their sets' weighted
-  /// bytes; every lane of live calls it. True: the pass runs; false: every
+  /// bytes; every lane of live calls it, with its demand (footprint_opens).
+  /// True: the pass runs; false: every
   /// lane with go pauses pause_ns() and asks again at its next turn. Lanes
   /// whose table has no gate (admission off, or footprint_kib 0) take part
   /// with nothing; the warp is charged to the table of its lowest lane that
   /// has one (the lanes of a warp normally share one table).
-  STM_HD bool enter(const lock_table_ref& t, std::uint32_t live, bool go, std::uint32_t bytes) {
+  STM_HD bool enter(const lock_table_ref& t, std::uint32_t live, bool go, std::uint32_t bytes, std::uint32_t demand) {
 #if STM_ADMISSION
     const bool on = t.admission != nullptr && t.throttle.footprint_kib != 0;
     const std::uint32_t gated = platform::ballot(live, on);
@@ -267,6 +287,15 @@ struct footprint_gate {
     const std::uint32_t want = platform::reduce_add(live, on && go ? bytes : 0u);
     if (want == 0) return true;
     const std::uint32_t leader = platform::lowest_bit(gated);
+    // Sets that cannot fit (footprint_opens), decided with the leader's table
+    // so that every lane takes the same branch: the launch's geometry first,
+    // so that the warp's demand is gathered only in crowded launches.
+    const std::uint32_t wps = platform::launch_warps_per_sm();
+    const std::uint32_t from = t.throttle.footprint_open_warps;
+    if (platform::shfl(live, from != 0 && wps >= from ? 1u : 0u, leader) != 0) {
+      const std::uint32_t most = platform::reduce_max(live, on ? demand : 0u);
+      if (platform::shfl(live, footprint_opens(t, most, platform::warp_size(), wps) ? 1u : 0u, leader) != 0) return true;
+    }
     // The warp's share of the gate's word: its bytes and one warp (the
     // fields: lock_table_ref::admission_footprint).
     using T = lock_table_ref;
@@ -311,6 +340,7 @@ struct footprint_gate {
     (void)live;
     (void)go;
     (void)bytes;
+    (void)demand;
 #endif
     return true;
   }

@@ -81,6 +81,15 @@ STM_HD inline std::uint32_t footprint_bytes(const Tx& tx) {
     return 0;
   }
 }
+/// The same unweighted (stm::transaction::set_bytes).
+template <class Tx>
+STM_HD inline std::uint32_t set_bytes(const Tx& tx) {
+  if constexpr (drives_admission<Tx>::value) {
+    return tx.set_bytes();
+  } else {
+    return 0;
+  }
+}
 template <class Tx>
 STM_HD inline constexpr std::uint32_t set_capacity_bytes() {
   if constexpr (drives_admission<Tx>::value) {

@@ -167,6 +167,10 @@ class tx_loop {
     } else if (ran_) {
       ran_ = false;
       bytes_ = footprint_bytes(tx_);
+      // The demand: a finished transaction's bytes, or the largest of the
+      // current one's attempts (an aborted attempt may stop early).
+      const std::uint32_t b = set_bytes(tx_);
+      demand_ = tx_.retryable() && demand_ > b ? demand_ : b;
       if (tx_.retryable()) {
         pause_.start(tx_.pause_ns());
       } else if (Report) {
@@ -239,7 +243,7 @@ class tx_loop {
     // Sets in registers never enter: decided by the type, the same in every
     // lane at this call site, so no collective runs for them.
     if constexpr (drives_admission<Tx>::value && set_capacity_bytes<Tx>() != 0) {
-      if (footprint_.enter(tx_.locks(), live_, go, bytes_)) return true;
+      if (footprint_.enter(tx_.locks(), live_, go, bytes_, demand_)) return true;
       pause_ns = footprint_.pause_ns(tx_.locks());
       return false;
     } else {
@@ -259,6 +263,7 @@ class tx_loop {
   lane_pause pause_;
   footprint_gate footprint_;                       // the warp's, the same in every lane
   std::uint32_t bytes_ = set_capacity_bytes<Tx>();  // what the lane enters the footprint gate with
+  std::uint32_t demand_ = set_capacity_bytes<Tx>(); // and its demand, unweighted (footprint_opens)
   form_guard<Tx> guard_;  // nested-form (STM_CHECKS)
   bool ran_ = false;        // next() handed out an attempt: its outcome is in tx_
   bool reporting_ = false;  // this pass is the then-clause of transaction i_

@@ -30,6 +30,7 @@ STM_FOOTPRINT_KIB=x bad --reads 16
 STM_FOOTPRINT_MIN_WARPS=65 bad --reads 16   # warps the footprint gate always lets in, 0 to 64
 STM_ESCALATE_WHEN_FREE=2 bad --reads 16    # 0 or 1
 STM_FOOTPRINT_HEAT_WEIGHT=65 bad --reads 16   # how much more a hot lane's sets weigh, 0 to 64
+STM_FOOTPRINT_OPEN_WARPS=65 bad --reads 16    # warps per SM from which sets that cannot fit skip the gate, 0 to 64
 
 for cm in prstm gpustm backoff delay; do
   good --words 4096 --reads 16 --threads 32 --ops 20000 --cm $cm --validation all --impl all
@@ -46,4 +47,6 @@ STM_FOOTPRINT_KIB=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --vali
 STM_FOOTPRINT_MIN_WARPS=4 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 STM_ESCALATE_WHEN_FREE=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 STM_FOOTPRINT_HEAT_WEIGHT=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
+# A budget of 1 KiB that 16-read sets cannot fit, every launch crowded (the host's one warp per SM): no warp enters.
+STM_FOOTPRINT_OPEN_WARPS=1 STM_FOOTPRINT_KIB=1 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 exit $fail

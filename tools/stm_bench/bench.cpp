@@ -448,6 +448,7 @@ result base_result(const options& o, const std::string& impl_or_cm, std::uint32_
   if (t.footprint_kib != d.footprint_kib) r.integer("footprint_kib", t.footprint_kib);
   if (t.footprint_min_warps != d.footprint_min_warps) r.integer("footprint_min_warps", t.footprint_min_warps);
   if (t.footprint_heat_weight != d.footprint_heat_weight) r.integer("footprint_heat_weight", t.footprint_heat_weight);
+  if (t.footprint_open_warps != d.footprint_open_warps) r.integer("footprint_open_warps", t.footprint_open_warps);
   return r;
 }
 
