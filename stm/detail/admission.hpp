@@ -82,6 +82,13 @@
 // 16 at a time) fewer long attempts run at once, while a warp of cool lanes
 // (2M words, 15-25% aborts) keeps the whole budget
 // (docs/design-decisions.md#footprint-heat).
+// A warp whose sets cannot fit the budget at all (32 times its largest
+// lane's demand: the unweighted bytes of the lane's last finished
+// transaction, or of a larger attempt of the current one) enters only an
+// empty gate, one such warp per SM at a time: faster with a few warps per
+// SM, but in a launch of at least footprint_open_warps (16) warps per SM the
+// others wait idle, so there it does not enter (footprint_opens;
+// docs/design-decisions.md#footprint-open).
 // Sets in registers never enter. Not under the transaction table: its
 // workloads (vacation) chase pointers, want every warp resident, and lost
 // throughput behind the same gate. STM_FOOTPRINT_KIB=0 (or footprint_kib = 0)
