@@ -205,7 +205,8 @@ class lock_table {
   /// STM_ADMISSION_PATIENCE (0 to 65535), STM_ADMISSION_HEAT (0 to 1024),
   /// STM_ADMISSION_PAUSE_LOG2 (0 to 12), STM_ESCALATE_AFTER (0 to 1024),
   /// STM_ESCALATE_WHEN_FREE (0 or 1), STM_FOOTPRINT_KIB (0 to 4096),
-  /// STM_FOOTPRINT_MIN_WARPS (0 to 64), STM_FOOTPRINT_HEAT_WEIGHT (0 to 64).
+  /// STM_FOOTPRINT_MIN_WARPS (0 to 64), STM_FOOTPRINT_HEAT_WEIGHT (0 to 64),
+  /// STM_FOOTPRINT_OPEN_WARPS (0 to 64).
   /// usage_error for a value out of range (stm_bench checks them with its
   /// input, before any work). Every table reads them when it is built.
   static throttle_config throttle_from_environment() {

@@ -259,9 +259,10 @@ STM_HD inline std::uint32_t sm_id() {
 }
 
 /// Warps of the running launch per SM: its threads (grid x block) in warps,
-/// over the GPU's SMs (%nsmid), rounded down; 1 on the CPU. What the launch
-/// asks for, not what is resident (a launch larger than the GPU holds runs
-/// in waves and counts them all).
+/// over %nsmid (the range of SM ids: at least the SM count, so at most an
+/// underestimate), rounded down; 1 on the CPU. What the launch asks for, not
+/// what is resident (a launch larger than the GPU holds runs in waves and
+/// counts them all).
 STM_HD inline std::uint32_t launch_warps_per_sm() {
 #if STM_ON_DEVICE
   std::uint32_t sms;

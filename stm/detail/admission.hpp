@@ -83,8 +83,8 @@
 // (2M words, 15-25% aborts) keeps the whole budget
 // (docs/design-decisions.md#footprint-heat).
 // A warp whose sets cannot fit the budget at all (32 times its largest
-// lane's demand: the unweighted bytes of the lane's last finished
-// transaction, or of a larger attempt of the current one) enters only an
+// lane's demand: the unweighted bytes of the lane's last committed
+// transaction, or of a larger attempt since) enters only an
 // empty gate, one such warp per SM at a time: faster with a few warps per
 // SM, but in a launch of at least footprint_open_warps (16) warps per SM the
 // others wait idle, so there it does not enter (footprint_opens;
@@ -249,8 +249,8 @@ STM_HD inline std::uint32_t footprint_charge(const lock_table_ref& t, std::uint3
 }
 
 /// Whether a warp whose lanes' largest demand (the unweighted bytes of a
-/// lane's sets: its last finished transaction's, or a larger attempt of the
-/// current one; the capacity before the first) is `demand`, in a launch of
+/// lane's sets: its last committed transaction's, or a larger attempt since;
+/// the capacity before the first) is `demand`, in a launch of
 /// `warps_per_sm` warps per SM, skips the footprint gate: when `lanes` such
 /// sets exceed the budget, so that the gate would run one such warp per SM
 /// at a time, and the launch has at least footprint_open_warps warps per SM
@@ -296,12 +296,18 @@ struct footprint_gate {
     const std::uint32_t leader = platform::lowest_bit(gated);
     // Sets that cannot fit (footprint_opens), decided with the leader's table
     // so that every lane takes the same branch: the launch's geometry first,
-    // so that the warp's demand is gathered only in crowded launches.
-    const std::uint32_t wps = platform::launch_warps_per_sm();
-    const std::uint32_t from = t.throttle.footprint_open_warps;
-    if (platform::shfl(live, from != 0 && wps >= from ? 1u : 0u, leader) != 0) {
-      const std::uint32_t most = platform::reduce_max(live, on ? demand : 0u);
-      if (platform::shfl(live, footprint_opens(t, most, platform::warp_size(), wps) ? 1u : 0u, leader) != 0) return true;
+    // so that the warp's demand is gathered only in crowded launches. A pass
+    // that skips the gate runs: it ends a run of refusals.
+    const std::uint32_t from = platform::shfl(live, std::uint32_t{t.throttle.footprint_open_warps}, leader);
+    if (from != 0) {
+      const std::uint32_t wps = platform::launch_warps_per_sm();
+      if (wps >= from) {
+        const std::uint32_t most = platform::reduce_max(live, on ? demand : 0u);
+        if (platform::shfl(live, footprint_opens(t, most, platform::warp_size(), wps) ? 1u : 0u, leader) != 0) {
+          refused = 0;
+          return true;
+        }
+      }
     }
     // The warp's share of the gate's word: its bytes and one warp (the
     // fields: lock_table_ref::admission_footprint).

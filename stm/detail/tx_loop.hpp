@@ -21,9 +21,9 @@
 //
 // Collectives. `live` holds the lanes that entered the loop together
 // (__activemask at construction) and have not finished; each of them calls
-// the ballot, lane_turn's minimum and the footprint gate's ballot, sum and
-// broadcast (footprint_gate::enter) at their one call sites inside next(),
-// once per pass, and a lane leaves `live` by the ballot that sees it done.
+// the ballot, lane_turn's minimum and the footprint gate's ballot, sum,
+// broadcasts and, in crowded launches, maximum (footprint_gate::enter) at
+// their one call sites inside next(), once per pass, and a lane leaves `live` by the ballot that sees it done.
 // The body and the then-clause run between those calls, some lanes in them
 // and some not, so they must not use warp-collective operations across lanes,
 // and must not leave the loop (break, return, goto): the other lanes would
@@ -167,10 +167,10 @@ class tx_loop {
     } else if (ran_) {
       ran_ = false;
       bytes_ = footprint_bytes(tx_);
-      // The demand: a finished transaction's bytes, or the largest of the
-      // current one's attempts (an aborted attempt may stop early).
+      // The demand: a committed transaction's bytes, or the largest attempt
+      // since (an aborted attempt, retried or not, may stop early).
       const std::uint32_t b = set_bytes(tx_);
-      demand_ = tx_.retryable() && demand_ > b ? demand_ : b;
+      demand_ = !tx_.committed() && demand_ > b ? demand_ : b;
       if (tx_.retryable()) {
         pause_.start(tx_.pause_ns());
       } else if (Report) {

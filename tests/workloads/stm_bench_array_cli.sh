@@ -47,6 +47,7 @@ STM_FOOTPRINT_KIB=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --vali
 STM_FOOTPRINT_MIN_WARPS=4 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 STM_ESCALATE_WHEN_FREE=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
 STM_FOOTPRINT_HEAT_WEIGHT=0 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
-# A budget of 1 KiB that 16-read sets cannot fit, every launch crowded (the host's one warp per SM): no warp enters.
-STM_FOOTPRINT_OPEN_WARPS=1 STM_FOOTPRINT_KIB=1 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all
+# A budget of 1 KiB that 64-read sets (2 KiB a lane) cannot fit, every launch crowded (the host's one warp,
+# of one lane, per SM): no warp enters the gate.
+STM_FOOTPRINT_OPEN_WARPS=1 STM_FOOTPRINT_KIB=1 good --words 4096 --reads 64 --threads 64 --ops 20000 --validation all
 exit $fail
