@@ -23,7 +23,8 @@
 // (__activemask at construction) and have not finished; each of them calls
 // the ballot, lane_turn's minimum and the footprint gate's ballot, sum,
 // broadcasts and, in crowded launches, maximum (footprint_gate::enter) at
-// their one call sites inside next(), once per pass, and a lane leaves `live` by the ballot that sees it done.
+// their one call sites inside next(), once per pass, and a lane leaves
+// `live` by the ballot that sees it done.
 // The body and the then-clause run between those calls, some lanes in them
 // and some not, so they must not use warp-collective operations across lanes,
 // and must not leave the loop (break, return, goto): the other lanes would
