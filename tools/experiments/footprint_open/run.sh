@@ -13,6 +13,8 @@
 # budget. The second rule measured was the same patch with the lane's demand (its largest attempt
 # of the current transaction, or its last finished one) in place of the last attempt's bytes; the
 # decided rule takes the demand over every live lane of the warp.
+# patience.patch (against ddccdae) makes the footprint gate's patience an experiment variable
+# (STM_FOOTPRINT_PATIENCE_LOG2, 8 by default: 256 passes): results/experiments/footprint_patience_ddccdae.jsonl.
 set -uo pipefail
 S=${1:?usage: run.sh STM_BENCH OUTDIR}
 O=${2:?usage: run.sh STM_BENCH OUTDIR}
