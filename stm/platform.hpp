@@ -304,17 +304,23 @@ STM_HD inline T shfl(std::uint32_t mask, T v, std::uint32_t src_lane) {
 #endif
 }
 
+#if STM_ON_DEVICE && __CUDA_ARCH__ < 800
+/// The reductions below before sm_80 (no __reduce_*_sync): every lane of mask
+/// reads every other's value and folds it into `acc` with op.
+template <class Op>
+__device__ inline std::uint32_t fold_lanes(std::uint32_t mask, std::uint32_t v, std::uint32_t acc, Op op) {
+  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1)
+    acc = op(acc, __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1));
+  return acc;
+}
+#endif
+
 /// Minimum of v over the lanes of mask (every lane of mask must call it).
 STM_HD inline std::uint32_t reduce_min(std::uint32_t mask, std::uint32_t v) {
 #if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
   return __reduce_min_sync(mask, v);
 #elif STM_ON_DEVICE
-  std::uint32_t m = v;  // before sm_80: every lane of mask reads every other's value
-  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) {
-    const std::uint32_t o = __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
-    m = o < m ? o : m;
-  }
-  return m;
+  return fold_lanes(mask, v, v, [](std::uint32_t a, std::uint32_t b) { return b < a ? b : a; });
 #else
   (void)mask;
   return v;
@@ -326,12 +332,7 @@ STM_HD inline std::uint32_t reduce_max(std::uint32_t mask, std::uint32_t v) {
 #if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
   return __reduce_max_sync(mask, v);
 #elif STM_ON_DEVICE
-  std::uint32_t m = v;  // before sm_80: every lane of mask reads every other's value
-  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) {
-    const std::uint32_t o = __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
-    m = o > m ? o : m;
-  }
-  return m;
+  return fold_lanes(mask, v, v, [](std::uint32_t a, std::uint32_t b) { return b > a ? b : a; });
 #else
   (void)mask;
   return v;
@@ -343,9 +344,7 @@ STM_HD inline std::uint32_t reduce_add(std::uint32_t mask, std::uint32_t v) {
 #if STM_ON_DEVICE && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(mask, v);
 #elif STM_ON_DEVICE
-  std::uint32_t sum = 0;  // before sm_80: every lane of mask reads every other's value
-  for (std::uint32_t rest = mask; rest != 0; rest &= rest - 1) sum += __shfl_sync(mask, v, __ffs(static_cast<int>(rest)) - 1);
-  return sum;
+  return fold_lanes(mask, v, 0u, [](std::uint32_t a, std::uint32_t b) { return a + b; });
 #else
   (void)mask;
   return v;
