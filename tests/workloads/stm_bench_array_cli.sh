@@ -24,6 +24,9 @@ bad --cm no_such_manager
 bad --reads 129 --cm gpustm   # beyond gpustm's lock log: every attempt would abort for capacity
 bad --threads 600000
 bad --ops 0
+bad --tpt 0
+bad --tpt 4 --ops 1000   # two ways to set the transactions
+bad --tpt 1048576 --threads 8192   # 2^33 transactions
 bad --keys 10
 STM_FOOTPRINT_KIB=4097 bad --reads 16   # the footprint gate's budget (stm::throttle_config), 0 to 4096 KiB
 STM_FOOTPRINT_KIB=x bad --reads 16
@@ -40,6 +43,10 @@ good --words 1024 --reads 128 --threads 16 --ops 2000 --cm gpustm
 good --words 1024 --reads 256 --threads 16 --ops 200 --impl native --writes 2
 good --words 64 --reads 2 --writes 2 --read-only 30 --threads 64 --ops 20000 --hash 4
 good --words 64 --reads 8 --writes 0 --threads 16 --ops 5000
+good --words 4096 --reads 4 --tpt 100 --sweep threads=16,64
+for n in 1600 6400; do   # --tpt is a number a thread: each point of the sweep runs its own
+  grep -q "\"transactions\": $n," "$tmp/out" || { echo "FAIL: --tpt 100 at $((n / 100)) threads: not $n transactions"; fail=1; }
+done
 STM_ADMISSION=1 good --words 64 --reads 4 --threads 64 --ops 20000 --validation all
 # Sets in local memory (16 reads) behind a footprint gate of 1 KiB (nearly every pass waits) and with it off.
 STM_FOOTPRINT_KIB=1 good --words 4096 --reads 16 --threads 64 --ops 20000 --validation all

@@ -8,7 +8,8 @@
 # (copy it to results/scaling.jsonl; tools/plot_results.py draws it):
 #   array   R = 2, 16, 64, 256 reads over 32k and 2M words, opaque and
 #           commit-time validation, and --impl native (per-word locks); R = 256
-#           without gpustm (its lock log holds 128 locks: stm_bench refuses it)
+#           without gpustm (its lock log holds 128 locks: stm_bench refuses it);
+#           full occupancy at as many transactions a thread as 67,584 threads
 #   bank    4,096 accounts
 #   vacation (paper, high), skiplist (50/50/0, 20/20/60), k-means tx, graph tx
 # Each command (one configuration, every thread count and manager) is bounded
@@ -38,6 +39,9 @@ cms=prstm,gpustm,backoff,delay
 # every manager) in it, so the suite pays one start and one data set per
 # configuration, not per point.
 sweep_t="threads=$(IFS=,; echo "${threads[*]}")"
+# The array's sweep without full occupancy, which it runs apart (below).
+array_n=(ops tpt); sweep_a="threads=1536,6144,24576,67584"
+[ "$QUICK" = 1 ] && array_n=(ops) && sweep_a="$sweep_t"
 pt() {  # stm_bench arguments
   timeout "$limit" "$BENCH" --backend "$backend" "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null ||
     echo "FAILED or over $limit s: $*" >&2
@@ -61,8 +65,16 @@ if want array; then
       ops=2162688; [ "$r" -ge 256 ] && ops=270336; [ "$QUICK" = 1 ] && ops=4096
       # gpustm's lock log holds 128 locks: stm_bench refuses it above 128 reads.
       c=$cms; [ "$r" -gt 128 ] && c=${cms/gpustm,/}
-      pt_tx --workload array --words $words --reads $r --ops $ops --validation all --sweep "$sweep_t" --sweep cm=$c
-      pt_native --workload array --words $words --reads $r --ops $ops --impl native --sweep "$sweep_t"
+      # The points up to 67,584 threads run $ops transactions; full occupancy
+      # runs as many a thread as the 67,584 point (--tpt), not a quarter as
+      # many: the R >= 16 kernels keep 512 threads an SM resident, so a launch
+      # of full occupancy runs in four waves, and with 8 transactions a thread
+      # the launch's tail cost it 7-10% (docs/design-decisions.md#array-full-point).
+      for n in "${array_n[@]}"; do
+        if [ "$n" = ops ]; then a_n=(--ops $ops --sweep "$sweep_a"); else a_n=(--tpt $((ops / 67584)) --threads full); fi
+        pt_tx --workload array --words $words --reads $r "${a_n[@]}" --validation all --sweep cm=$c
+        pt_native --workload array --words $words --reads $r "${a_n[@]}" --impl native
+      done
     done
   done
 fi

@@ -8,7 +8,7 @@
 // address order (what a CUDA programmer writes without an STM).
 //
 //   stm_bench --workload array --words 2097152 --reads 64 --writes 2 --threads full
-//             --validation opaque|commit|all --impl tx|native|all --cm NAME --ops N
+//             --validation opaque|commit|all --impl tx|native|all --cm NAME --ops N | --tpt N
 #include "array.hpp"
 
 #include <algorithm>
@@ -41,6 +41,12 @@ plan make_plan(const bench::options& o) {
   c.read_only = static_cast<std::uint32_t>(o.get_u64("read-only"));
   c.threads = o.threads(o.backend == stm::backend::gpu ? 6720u : 64u);
   c.transactions = o.ops(0);
+  if (o.has("tpt")) {  // a number a thread, so that a sweep of --threads keeps each thread's work
+    o.refuse("ops", "and --tpt both set the transactions: give one");
+    c.transactions = o.get_u64("tpt") * c.threads;
+    if (c.transactions > 0xFFFFFFFFull)
+      throw stm::usage_error("--tpt x --threads is " + std::to_string(c.transactions) + " transactions, above 2^32 - 1");
+  }
   c.hash = o.hash;
   c.seed = o.seed;
   const std::string i = o.impl.empty() ? "tx" : o.impl;
@@ -132,6 +138,8 @@ bench::registrar reg({"array",
                                      "tx: the STM; native: per-word try-locks in address order; all: both"),
                        bench::common_ops(0xFFFFFFFFull,
                                          "transactions in all (default 4 per thread, at least 65,536)"),
+                       bench::integer("tpt", "", 1, 1u << 20,
+                                      "transactions a logical thread, instead of --ops (the run's are --tpt x threads)"),
                        bench::common_threads(stm::lock_word::max_threads), bench::common("seed"),
                        bench::common("hash"), bench::common("cm"), bench::common("cm-wait"),
                        bench::common("cm-backoff")},
