@@ -359,7 +359,9 @@ def scaling(rows):
            "were run; each row's command is in the file).", "",
            f"Each cell: the throughput at full occupancy ({full:,} threads) and, in brackets, its share of the "
            "same manager's best point of the thread sweep (below 0.90: throughput falls as threads are added); "
-           "empty: not run; \"not measured\": the sweep stopped before full occupancy.", "",
+           "empty: not run; \"not measured\": the sweep stopped before full occupancy. The array's points up to "
+           "67,584 threads run the same transactions in all; its full-occupancy point runs as many a thread as "
+           "the 67,584 point (docs/design-decisions.md#array-full-point).", "",
            "| configuration | " + " | ".join(whos) + " | prstm / best manager | prstm / native |",
            "| --- | " + " | ".join("---" for _ in whos) + " | --- | --- |"]
     for cfg, by in sorted(groups.items()):
