@@ -376,7 +376,8 @@ def scaling(rows):
         at_full = {who: pts[full] for who, pts in by.items() if full in pts}
         tx_full = [v for who, v in at_full.items() if who != "native"]
         p = at_full.get("prstm")
-        vs_best = f"{p / max(tx_full):.2f}" if p is not None and tx_full else ""
+        # Against the best manager only where another manager reached full occupancy too.
+        vs_best = f"{p / max(tx_full):.2f}" if p is not None and len(tx_full) > 1 else ""
         vs_native = f"{p / at_full['native']:.2f}" if p is not None and at_full.get("native") else ""
         out.append(f"| {cfg} | " + " | ".join(cells) + f" | {vs_best} | {vs_native} |")
     out.append("")

@@ -130,14 +130,22 @@ class Report(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             write(os.path.join(d, "scaling.jsonl"),
                   [row("prstm", 1536, 5e6), row("prstm", 6144, 20e6), row("prstm", 270336, 10e6),
+                   row("backoff", 1536, 6e6), row("backoff", 270336, 12.5e6),
                    row("none", 1536, 1e6, "native"), row("none", 270336, 4e6, "native")])
             rc, out, err = run(REPORT, d)
             self.assertEqual(rc, 0, err)
             self.assertIn("### Scaling", out)
-            # One row per configuration: native, then prstm; each cell full occupancy (share of its best);
-            # prstm is the only manager (1.00 of the best), 10 M against native's 4 M (2.50).
-            self.assertIn("| configuration | native | prstm | prstm / best manager | prstm / native |", out)
-            self.assertIn("| array R=64 N=2,097,152 opaque | 4 M (1.00) | 10 M (0.50) | 1.00 | 2.50 |", out)
+            # One row per configuration: native, the managers; each cell full occupancy (share of its best);
+            # prstm 10 M against backoff's 12.5 M (0.80) and native's 4 M (2.50).
+            self.assertIn("| configuration | native | prstm | backoff | prstm / best manager | prstm / native |", out)
+            self.assertIn("| array R=64 N=2,097,152 opaque | 4 M (1.00) | 10 M (0.50) | 12.5 M (1.00) | 0.80 | 2.50 |",
+                          out)
+        with tempfile.TemporaryDirectory() as d:  # no other manager at full occupancy: no comparison
+            write(os.path.join(d, "scaling.jsonl"),
+                  [row("prstm", 1536, 5e6), row("prstm", 270336, 10e6), row("backoff", 1536, 6e6)])
+            rc, out, err = run(REPORT, d)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("| array R=64 N=2,097,152 opaque | 10 M (1.00) | not measured |  |  |", out)
 
     def test_native_over_tx_ratio(self):
         # Per point: the best verified native throughput over the best verified transactional one;
