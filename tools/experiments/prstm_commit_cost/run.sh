@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Prepared (not run yet): where prstm's commit-time path spends the 5-7% more instructions per
-# transaction than backoff's (docs/design-decisions.md#prstm-pause-cap;
-# results/experiments/prstm_backoff_ncu_70308ee.txt). Nsight Compute's per-source counters of the
+# Where prstm's commit-time path spends the 5-7% more instructions per transaction than backoff's
+# (docs/design-decisions.md#prstm-pause-cap; results/experiments/prstm_backoff_ncu_70308ee.txt; run at
+# 7acd340's device code: results/experiments/prstm_commit_cost_7acd340.txt). Nsight Compute's per-source counters of the
 # array's transaction kernel, 2M words, R = 16, commit-time and opaque validation, prstm and backoff,
 # at 1,536 threads (2% aborts: the per-transaction cost) and full occupancy, one launch each.
 # Build stm_bench with line information first:
