@@ -74,7 +74,7 @@ if want array; then
       # runs as many a thread as the 67,584 point (--tpt), not a quarter as
       # many: the R >= 16 kernels keep 512 threads an SM resident, so a launch
       # of full occupancy runs in four waves, and with 8 transactions a thread
-      # the launch's tail cost it 7-10% (docs/design-decisions.md#array-full-point).
+      # the launch's tail cost it up to a fifth (docs/design-decisions.md#array-full-point).
       for n in "${array_n[@]}"; do
         if [ "$n" = ops ]; then a_n=(--ops $ops --sweep "$sweep_a"); else a_n=(--tpt $((ops / 67584)) --threads full); fi
         pt_tx --workload array --words $words --reads $r "${a_n[@]}" --validation all --sweep cm=$c
