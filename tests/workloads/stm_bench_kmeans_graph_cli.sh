@@ -24,6 +24,8 @@ bad --workload kmeans --impl tx-block --block 4294967296
 bad --workload kmeans --impl tx-aggregated --block 64
 bad --workload kmeans --impl native --block 64
 bad --workload graph --vertices 0
+bad --workload graph --tpt 4   # the array's (and bank's, vacation's) transactions a thread: not the graph's
+bad --workload kmeans --tpt 4
 bad --workload graph --vertices 2147483649
 bad --workload graph --edges 4294967296
 bad --workload graph --graph no_such_file_or_shape

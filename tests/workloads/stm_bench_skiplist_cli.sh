@@ -8,6 +8,7 @@ source "$(dirname "$0")/cli_lib.sh"
 PREFIX=(--workload skiplist)
 
 bad --levels 0
+bad --tpt 4   # an option of the array, bank and vacation only
 bad --levels 17
 bad --keys 0
 bad --range 10

@@ -40,8 +40,7 @@ cms=prstm,gpustm,backoff,delay
 # configuration, not per point.
 sweep_t="threads=$(IFS=,; echo "${threads[*]}")"
 # The array's sweep without full occupancy, which it runs apart (below).
-array_n=(ops tpt); sweep_a="threads=1536,6144,24576,67584"
-[ "$QUICK" = 1 ] && array_n=(ops) && sweep_a="$sweep_t"
+sweep_a="threads=1536,6144,24576,67584"; [ "$QUICK" = 1 ] && sweep_a="$sweep_t"
 pt() {  # stm_bench arguments
   timeout "$limit" "$BENCH" --backend "$backend" "${rep[@]}" --format json --out "$out" -q "$@" >/dev/null ||
     echo "FAILED or over $limit s: $*" >&2
@@ -75,11 +74,13 @@ if want array; then
       # many: the R >= 16 kernels keep 512 threads an SM resident, so a launch
       # of full occupancy runs in four waves, and with 8 transactions a thread
       # the launch's tail cost it up to a fifth (docs/design-decisions.md#array-full-point).
-      for n in "${array_n[@]}"; do
-        if [ "$n" = ops ]; then a_n=(--ops $ops --sweep "$sweep_a"); else a_n=(--tpt $((ops / 67584)) --threads full); fi
-        pt_tx --workload array --words $words --reads $r "${a_n[@]}" --validation all --sweep cm=$c
-        pt_native --workload array --words $words --reads $r "${a_n[@]}" --impl native
-      done
+      w=(--workload array --words $words --reads $r)
+      pt_tx "${w[@]}" --ops $ops --sweep "$sweep_a" --validation all --sweep cm=$c
+      pt_native "${w[@]}" --ops $ops --sweep "$sweep_a" --impl native
+      if [ "$QUICK" = 0 ]; then
+        pt_tx "${w[@]}" --tpt $((ops / 67584)) --threads full --validation all --sweep cm=$c
+        pt_native "${w[@]}" --tpt $((ops / 67584)) --threads full --impl native
+      fi
     done
   done
 fi
