@@ -15,7 +15,9 @@
 # registers instead of 94-102 (3 blocks of 256 an SM instead of 2), the graph's prstm kernel 84 instead of
 # 128 (first part alone), with the same stack frames and no spills; the R <= 8 kernels unchanged. More
 # resident blocks also means more transactions at once (docs/design-decisions.md#residency-cap): the A/B
-# decides. The CPU core, history and long_tx tests pass with the patch. The sizes again, with and without
+# decides. The CPU core, history and long_tx tests pass with the patch. The patch writes each release
+# twice (the unrolled sets keep their constant-index loops, the larger ones get the pointer loop): if
+# adopted, one body templated on the scan instead. The sizes again, with and without
 # it: tools/experiments/kernel_sizes.sh OUT array graph (the registers: the same nvcc line with
 # --resource-usage).
 # Build both (A: the tree; B: a worktree with `git apply tools/experiments/cold_release/release_outlined.patch`):
