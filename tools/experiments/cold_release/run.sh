@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Prepared (not run yet): the R >= 16 kernels with their cold release paths out of line
+# Measured, not adopted (results/experiments/cold_release_85ab170.jsonl: the third block an SM
+# that the freed registers allow costs the array 3-27%): the R >= 16 kernels with their cold release paths out of line
 # (release_outlined.patch) against the tree it applies to. Why: at full occupancy prstm's R = 16 kernel
 # waits on instruction fetch three times as often as backoff's (results/experiments/prstm_commit_cost_7acd340.txt),
 # and every kernel of sets too large to unroll is 190-260 KB of SASS, three times the R = 8 ones. Two
