@@ -8,7 +8,9 @@
 # that rate (docs/design-decisions.md#escalation-prehold): whether the token is busy the whole launch
 # (serial holds of ~425 us) or idle between fewer, shorter holds decides the next design.
 # Build: the tree with time.patch, `-DCMAKE_CUDA_FLAGS=-DSTM_EXP_ESC_TIME=1` added to the build line of
-# tools/experiments/cold_release/run.sh's header.
+# tools/experiments/cold_release/run.sh's header. The rows with `tools/experiments/escalation_prehold/prehold.patch`
+# too: that patch first, then time.patch's lines placed by hand (both touch begin_escalation's last lines;
+# the hold then includes the batch).
 #   tools/experiments/escalation_time/run.sh STM_BENCH OUTDIR
 set -uo pipefail
 B=${1:?usage: run.sh STM_BENCH OUTDIR}
