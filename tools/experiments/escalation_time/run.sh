@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Measured (results/experiments/escalation_time_85ab170.jsonl; docs/design-decisions.md#escalation-prehold).
 # How long escalated attempts hold the table's token, and wait for it (time.patch: globaltimer at the
-# token's acquisition and at the escalation's end, summed over a launch; the array workload prints one
-# `esc_time:` line per launch to stderr). Why: over 32k words, R = 256, escalations run at about 2,300 a
+# token's acquisition, at the escalation's end and after the release of its locks, summed over a launch;
+# the array workload prints an `esc_time:` and an `esc_parts:` line per launch to stderr). Why: over 32k words, R = 256, escalations run at about 2,300 a
 # second from 24,576 threads on, and taking the escalated attempt's locks in a batch ahead did not change
 # that rate (docs/design-decisions.md#escalation-prehold): whether the token is busy the whole launch
 # (serial holds of ~425 us) or idle between fewer, shorter holds decides the next design.
