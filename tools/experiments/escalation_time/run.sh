@@ -3,14 +3,16 @@
 # Measured (results/experiments/escalation_time_85ab170.jsonl; docs/design-decisions.md#escalation-prehold).
 # How long escalated attempts hold the table's token, and wait for it (time.patch: globaltimer at the
 # token's acquisition, at the escalation's end and after the release of its locks, summed over a launch;
-# the array workload prints an `esc_time:` and an `esc_parts:` line per launch to stderr). Why: over 32k words, R = 256, escalations run at about 2,300 a
+# the array workload prints an `esc_time:` and an `esc_parts:` line per launch to stderr).
+# Why: over 32k words, R = 256, escalations run at about 2,300 a
 # second from 24,576 threads on, and taking the escalated attempt's locks in a batch ahead did not change
 # that rate (docs/design-decisions.md#escalation-prehold): whether the token is busy the whole launch
 # (serial holds of ~425 us) or idle between fewer, shorter holds decides the next design.
 # Build: the tree with time.patch, `-DCMAKE_CUDA_FLAGS=-DSTM_EXP_ESC_TIME=1` added to the build line of
 # tools/experiments/cold_release/run.sh's header. The rows with `tools/experiments/escalation_prehold/prehold.patch`
 # too: that patch first, then time.patch's lines placed by hand (both touch begin_escalation's last lines;
-# the hold then includes the batch).
+# the hold then includes the batch). The file's first 24 rows were measured before the `esc_parts` lines
+# (the lanes starting with the escalating one, its reads, its release) were added to time.patch.
 #   tools/experiments/escalation_time/run.sh STM_BENCH OUTDIR
 set -uo pipefail
 B=${1:?usage: run.sh STM_BENCH OUTDIR}
