@@ -20,11 +20,7 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 pt() {
   local f=$1; shift
   STM_ADMISSION_FLOOR=$f timeout 120 "$B" --backend gpu --repeat 3 --warmup 1 --format json -q --threads full "$@" |
-    python3 -c "
-import json, sys
-for l in sys.stdin:
-    if l.startswith('{'):
-        r = json.loads(l); r['variant'] = 'floor$f'; print(json.dumps(r))" >> "$O" || echo "FAILED floor $f: $*" >&2
+    python3 "$(dirname "$0")/../tag_rows.py" variant=floor$f >> "$O" || echo "FAILED floor $f: $*" >&2
 }
 for f in 16 4 1; do
   pt $f --workload array --words 32768 --reads 256 --tpt 1 --validation opaque

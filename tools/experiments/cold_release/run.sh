@@ -36,11 +36,7 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 pt() {
   local build=$1 round=$2 bin=$3; shift 3
   timeout 120 "$bin" --backend gpu --repeat 3 --warmup 1 --format json -q --threads full --sweep cm=prstm,backoff "$@" |
-    python3 -c "
-import json, sys
-for l in sys.stdin:
-    if l.startswith('{'):
-        r = json.loads(l); r['build'] = '$build'; r['round'] = $round; print(json.dumps(r))" >> "$O" ||
+    python3 "$(dirname "$0")/../tag_rows.py" build=$build round=$round >> "$O" ||
     echo "FAILED $build: $*" >&2
 }
 for round in 1 2; do

@@ -3,9 +3,8 @@
 # Measured, not adopted (results/experiments/escalation_prehold_85ab170.jsonl; docs/design-decisions.md#escalation-prehold).
 # A/B of the escalated attempt's batch (prehold.patch, with a forced test of it in tests/core/long_tx_tests.inc):
 # A = stm_bench of the tree before it, B = with it (both built as tools/experiments/cold_release/run.sh's
-# header says). The
-# configurations whose runs escalation bounds (docs/design-decisions.md#admission-floor): the array over
-# 32k words, R = 256 at its best point (1,536 threads) and at full occupancy, R = 64 and 2M words, R = 64 and
+# header says). The configurations whose runs escalation bounds (docs/design-decisions.md#admission-floor):
+# the array over 32k words, R = 256 at its best point (1,536 threads) and at full occupancy, R = 64 and 2M words, R = 64 and
 # 256, at full occupancy; vacation, the skiplist and the graph at full occupancy (sets too large to unroll:
 # the batch's other users). Medians of 3 after a warm-up; rows carry `build` and `round`.
 #   tools/experiments/escalation_prehold/run.sh A/stm_bench B/stm_bench OUT.jsonl [ROUNDS]
@@ -18,11 +17,7 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 pt() {
   local build=$1 round=$2 bin=$3; shift 3
   timeout 150 "$bin" --backend gpu --repeat 3 --warmup 1 --format json -q "$@" |
-    python3 -c "
-import json, sys
-for l in sys.stdin:
-    if l.startswith('{'):
-        r = json.loads(l); r['build'] = '$build'; r['round'] = $round; print(json.dumps(r))" >> "$O" ||
+    python3 "$(dirname "$0")/../tag_rows.py" build=$build round=$round >> "$O" ||
     echo "FAILED $build: $*" >&2
 }
 for round in $(seq "$rounds"); do

@@ -18,11 +18,7 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 pt() {
   local build=$1 cap=$2 bin=$3; shift 3
   STM_EXP_RESIDENT=$cap timeout 150 "$bin" --backend gpu --repeat 3 --warmup 1 --format json -q --threads full "$@" |
-    python3 -c "
-import json, sys
-for l in sys.stdin:
-    if l.startswith('{'):
-        r = json.loads(l); r['build'] = '$build'; r['resident_cap'] = $cap; print(json.dumps(r))" >> "$O" ||
+    python3 "$(dirname "$0")/../tag_rows.py" build=$build resident_cap=$cap >> "$O" ||
     echo "FAILED $build cap $cap: $*" >&2
 }
 # Caps 0, 1, 2 everywhere (the R >= 16 kernels hold 2 blocks of 256 uncapped), 4 where sets small
