@@ -13,6 +13,10 @@
 # too: that patch first, then time.patch's lines placed by hand (both touch begin_escalation's last lines;
 # the hold then includes the batch). The file's first 24 rows were measured before the `esc_parts` lines
 # (the lanes starting with the escalating one, its reads, its release) were added to time.patch.
+# cycles.patch (apply it instead of time.patch: it holds time.patch and adds the SM's clock around each
+# part of an exclusive escalated attempt, printed as an `esc_cycles:` line per launch) measured
+# results/experiments/escalation_cycles_6b4e644.txt, at four points of this script's (1,536 threads and full
+# occupancy R = 256 opaque, full occupancy R = 64 opaque and R = 256 commit-time; --repeat 1-2).
 #   tools/experiments/escalation_time/run.sh STM_BENCH OUTDIR
 set -uo pipefail
 B=${1:?usage: run.sh STM_BENCH OUTDIR}
