@@ -32,23 +32,19 @@ set -uo pipefail
 A=${1:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 B=${2:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 O=${3:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
-export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-pt() {
-  local build=$1 round=$2 bin=$3; shift 3
-  timeout 120 "$bin" --backend gpu --repeat 3 --warmup 1 --format json -q --threads full --sweep cm=prstm,backoff "$@" |
-    python3 "$(dirname "$0")/../tag_rows.py" build=$build round=$round >> "$O" ||
-    echo "FAILED $build: $*" >&2
-}
+AB_TIMEOUT=120
+source "$(dirname "$0")/../ab_pt.sh"
+f=(--threads full --sweep cm=prstm,backoff)
 for round in 1 2; do
   for v in A B; do
     bin=$A; [ $v = B ] && bin=$B
-    pt $v $round "$bin" --workload array --words 2097152 --reads 16 --tpt 32 --validation all
-    pt $v $round "$bin" --workload array --words 2097152 --reads 64 --tpt 32 --validation all
-    pt $v $round "$bin" --workload array --words 32768 --reads 16 --tpt 32 --validation all
-    pt $v $round "$bin" --workload graph --impl tx
-    pt $v $round "$bin" --workload vacation --preset paper --impl tx
-    pt $v $round "$bin" --workload vacation --preset high --impl tx
-    pt $v $round "$bin" --workload skiplist --keys 5000 --levels 5 --mix 50/50/0 --impl tx
-    pt $v $round "$bin" --workload bank --accounts 2621440 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0
+    pt $v $round "$bin" "${f[@]}" --workload array --words 2097152 --reads 16 --tpt 32 --validation all
+    pt $v $round "$bin" "${f[@]}" --workload array --words 2097152 --reads 64 --tpt 32 --validation all
+    pt $v $round "$bin" "${f[@]}" --workload array --words 32768 --reads 16 --tpt 32 --validation all
+    pt $v $round "$bin" "${f[@]}" --workload graph --impl tx
+    pt $v $round "$bin" "${f[@]}" --workload vacation --preset paper --impl tx
+    pt $v $round "$bin" "${f[@]}" --workload vacation --preset high --impl tx
+    pt $v $round "$bin" "${f[@]}" --workload skiplist --keys 5000 --levels 5 --mix 50/50/0 --impl tx
+    pt $v $round "$bin" "${f[@]}" --workload bank --accounts 2621440 --tpt 64 --seconds 0.3 --semantic 0 --read-only 0
   done
 done

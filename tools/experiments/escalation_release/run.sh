@@ -20,13 +20,7 @@ set -uo pipefail
 A=${1:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 B=${2:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 O=${3:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
-export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-pt() {
-  local build=$1 round=$2 bin=$3; shift 3
-  timeout 150 "$bin" --backend gpu --repeat 3 --warmup 1 --format json -q "$@" |
-    python3 "$(dirname "$0")/../tag_rows.py" build=$build round=$round >> "$O" ||
-    echo "FAILED $build: $*" >&2
-}
+source "$(dirname "$0")/../ab_pt.sh"
 for round in 1 2; do
   for v in A B; do
     bin=$A; [ $v = B ] && bin=$B
