@@ -4,9 +4,8 @@
 # #escalation-release): the escalated attempt's read set walked in batches (release.patch: the release of its
 # held locks in batches of 8, write()'s scan for a held read gone, no stolen-read scan after an escalated
 # commit) against the tree it applies to; serial.patch the same with the release loop kept serial (B3).
-# A = the tree, B = the tree with `git apply release.patch` (or serial.patch); prstm
-# (and backoff at one point), at the scaling
-# suite's array points (tools/gpu_suites/scaling/run.sh: the same --ops and --tpt), full occupancy but for
+# A = the tree, B = the tree with `git apply release.patch` (or serial.patch); prstm (and backoff at one
+# point), at the scaling suite's array points (tools/gpu_suites/scaling/run.sh: the same --ops and --tpt), full occupancy but for
 # 32k R = 256 at 1,536 threads, its best point; medians of 3 after a warm-up, two alternating rounds
 # (32k R = 256 at full occupancy, 9-15 s a launch, in the first round only). Rows carry `build` and
 # `round`. About 5 minutes of device time.
@@ -21,10 +20,10 @@ A=${1:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 B=${2:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 O=${3:?usage: run.sh STM_BENCH_A STM_BENCH_B OUT.jsonl}
 source "$(dirname "$0")/../ab_pt.sh"
+a=(--workload array --threads full --validation all --cm prstm)
 for round in 1 2; do
   for v in A B; do
     bin=$A; [ $v = B ] && bin=$B
-    a=(--workload array --threads full --validation all --cm prstm)
     pt $v $round "$bin" "${a[@]}" --words 2097152 --reads 16 --tpt 32
     pt $v $round "$bin" "${a[@]}" --words 2097152 --reads 64 --tpt 32
     pt $v $round "$bin" "${a[@]}" --words 2097152 --reads 256 --tpt 4
